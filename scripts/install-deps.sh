@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs everything tritonc needs to build and test on Debian 12 (bookworm):
+#   - LLVM/MLIR 22 from Debian's packages (the MLIR back end links them),
+#   - NVIDIA's ptxas from the `nvidia-cuda-nvcc` wheel, unpacked under .tools/cuda
+#     (validates generated PTX; no GPU or CUDA install needed).
+# Idempotent: re-running skips what is already there.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+
+LLVM_VERSION=22
+NVCC_WHEEL_VERSION=13.5.37
+
+apt_packages=(
+  build-essential pkg-config python3 python3-pip unzip
+  "llvm-${LLVM_VERSION}-dev" "libmlir-${LLVM_VERSION}-dev" "mlir-${LLVM_VERSION}-tools"
+  "libclang-${LLVM_VERSION}-dev" "clang-${LLVM_VERSION}"
+  zlib1g-dev libzstd-dev libxml2-dev
+)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# ptxas (and libdevice) from NVIDIA's wheel on the Python package index.
+tools="$root/.tools"
+if [ ! -x "$tools/cuda/bin/ptxas" ]; then
+  echo "fetching ptxas (nvidia-cuda-nvcc ${NVCC_WHEEL_VERSION})"
+  tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps "nvidia-cuda-nvcc==${NVCC_WHEEL_VERSION}" -d "$tmp"
+  unzip -q -o "$tmp"/*.whl -d "$tmp/x"
+  mkdir -p "$tools/cuda"
+  cp -r "$tmp"/x/nvidia/cu*/* "$tools/cuda/"
+  chmod +x "$tools"/cuda/bin/* || true
+  rm -rf "$tmp"
+fi
+"$tools/cuda/bin/ptxas" --version | tail -1
+"/usr/lib/llvm-${LLVM_VERSION}/bin/llvm-config" --version | sed 's/^/llvm /'
