@@ -1,0 +1,191 @@
+"""Shared helpers for the scripts that query upstream Triton for reference facts.
+
+Everything here runs on a machine without a GPU: kernels are compiled for a
+named target (CUDA sm_90, warp size 32), usually only up to TTIR.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import sys
+import tempfile
+import types
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Keep Triton's on-disk cache out of the user's home and away from stale entries.
+os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="tritonc-ref-cache-"))
+
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource, make_backend  # noqa: E402
+from triton._C.libtriton import ir  # noqa: E402
+
+TARGET = GPUTarget("cuda", 90, 32)
+
+
+def install_torch_stub() -> None:
+    """Let example modules `import torch` for their host code on a machine without torch.
+
+    Only the @triton.jit kernels are compiled here; host wrappers are never called,
+    so any attribute access on the stub (type annotations, defaults) may yield a
+    placeholder.
+    """
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        stub = types.ModuleType("torch")
+        stub.__getattr__ = lambda name: object  # type: ignore[attr-defined]
+        sys.modules["torch"] = stub
+
+
+def load_module(path: Path, name: str | None = None):
+    """Import a Python file as a module (it must stay importable for Triton's source lookup)."""
+    name = name or f"_tritonc_ref_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def compile_ttir(fn, signature: dict, constexprs: dict, attrs: dict, num_warps: int = 4, num_stages: int = 3) -> str:
+    """Run Triton's front end and TTIR passes only; return the TTIR text (with locations)."""
+    backend = make_backend(TARGET)
+    src = ASTSource(fn, signature, constexprs, attrs)
+    options = backend.parse_options({"num_warps": num_warps, "num_stages": num_stages})
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    codegen_fns = backend.get_codegen_implementation(options)
+    module_map = backend.get_module_map()
+    module = src.make_ir(TARGET, options, codegen_fns, module_map, context)
+    stages: dict = {}
+    backend.add_stages(stages, options, src.language)
+    module = stages["ttir"](module, {})
+    return str(module)
+
+
+def compile_full(fn, signature: dict, constexprs: dict, attrs: dict, num_warps: int = 4, num_stages: int = 3):
+    """Compile all the way to a cubin (uses the ptxas bundled with Triton)."""
+    src = ASTSource(fn, signature, constexprs, attrs)
+    return triton.compile(src, target=TARGET, options={"num_warps": num_warps, "num_stages": num_stages})
+
+
+def strip_locations(text: str) -> str:
+    """Remove `#locN = ...` definitions and every ` loc(...)` suffix from MLIR text.
+
+    Locations carry absolute file paths of this machine; the op structure and the
+    SSA value names (which Triton derives from Python variable names) remain.
+    """
+    out_lines = []
+    for line in text.splitlines():
+        if line.startswith("#loc"):
+            continue
+        out_lines.append(_strip_loc_calls(line))
+    return "\n".join(out_lines).rstrip() + "\n"
+
+
+def _strip_loc_calls(line: str) -> str:
+    result = []
+    i = 0
+    while True:
+        j = line.find("loc(", i)
+        # Only a `loc(` that starts a token is a location (not e.g. `#loc(`, `alloc(`).
+        while j > 0 and (line[j - 1].isalnum() or line[j - 1] in "_#."):
+            j = line.find("loc(", j + 1)
+        if j < 0:
+            result.append(line[i:])
+            break
+        end = _matching_paren(line, j + 3)
+        start = j
+        if start > 0 and line[start - 1] == " ":
+            start -= 1
+        result.append(line[i:start])
+        i = end + 1
+    return "".join(result).rstrip()
+
+
+def _matching_paren(s: str, open_idx: int) -> int:
+    depth = 0
+    in_str = False
+    k = open_idx
+    while k < len(s):
+        c = s[k]
+        if in_str:
+            if c == "\\":
+                k += 1
+            elif c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return k
+        k += 1
+    raise ValueError(f"unbalanced parentheses in: {s}")
+
+
+def split_top_level(s: str, sep: str = ",") -> list[str]:
+    """Split on `sep` outside of <>, (), [], {} and string literals."""
+    parts, depth, cur, in_str = [], 0, [], False
+    for idx, c in enumerate(s):
+        if in_str:
+            cur.append(c)
+            if c == '"' and s[idx - 1] != "\\":
+                in_str = False
+            continue
+        if c == '"':
+            in_str = True
+        elif c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            # `->` is an arrow, not a closing bracket.
+            if not (c == ">" and idx > 0 and s[idx - 1] == "-"):
+                depth -= 1
+        if c == sep and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+    tail = "".join(cur).strip()
+    if tail:
+        parts.append(tail)
+    return parts
+
+
+def describe_exception(exc: BaseException) -> dict:
+    """Exception type and the first meaningful line of its message.
+
+    Triton's CompilationError prefixes the message with the source excerpt; the
+    underlying error is in `__cause__` when there is one.
+    """
+    root = exc
+    while root.__cause__ is not None and type(root).__name__ == "CompilationError":
+        root = root.__cause__
+    message = str(root).strip()
+    first = ""
+    for line in message.splitlines():
+        line = line.strip()
+        if line and not re.match(r"^(\d+:|\^|at \d+:\d+:)", line):
+            first = line
+    # The last non-excerpt line is the error itself for CompilationError text.
+    if type(root).__name__ == "CompilationError":
+        first = _compilation_error_line(message) or first
+    else:
+        first = message.splitlines()[0].strip() if message else ""
+    return {"type": type(root).__name__, "message": first}
+
+
+def _compilation_error_line(message: str) -> str:
+    lines = [ln.rstrip() for ln in message.splitlines()]
+    # Format: "at L:C:\n<source lines>\n<caret line>\n<error>" or with no excerpt.
+    caret = max((i for i, ln in enumerate(lines) if ln.strip().startswith("^")), default=-1)
+    rest = [ln.strip() for ln in lines[caret + 1:] if ln.strip()]
+    return rest[0] if rest else ""
