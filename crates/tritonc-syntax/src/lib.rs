@@ -1,0 +1,30 @@
+//! Python source to tritonc's kernel AST.
+//!
+//! This crate is the front edge of tritonc. [`parse_module`] runs the Python parser
+//! (rustpython-parser) over one file and converts its tree, once, into the kernel AST of
+//! [`ast`]: plain owned data in which every node carries a byte
+//! [`Span`](tritonc_diagnostics::Span) into the file. No other crate sees the parser's
+//! types, so the parser can be replaced by rewriting `convert.rs` alone.
+//!
+//! The AST keeps every Python construct as a node — including those Triton rejects
+//! (`break`, `lambda`, nested `def`, `try`, ...) — so that later stages can report them at
+//! their span rather than lose them.
+//!
+//! Layout of the tree:
+//! - [`ast::Module`] holds the top-level [`ast::Stmt`]s in source order: imports,
+//!   function definitions (with decorators), assignments (constexpr globals), `if`/`try`
+//!   blocks choosing imports, and everything else.
+//! - [`ast::Stmt`] is `{ kind: StmtKind, span }`; [`ast::Expr`] is `{ kind: ExprKind, span }`.
+//! - [`ast::FunctionDef`] has the name (with its own span), parameters with their
+//!   [`ast::ParamKind`], annotations and defaults, decorators (outermost first), the return
+//!   annotation and the body. It is shared through an `Arc` so that discovery can hand it
+//!   out cheaply.
+//! - Integer literals are `i128`; larger ones are kept as decimal text
+//!   ([`ast::Constant::BigInt`]) for sema to reject.
+
+pub mod ast;
+pub mod codes;
+mod convert;
+
+pub use codes::{codes, CodeDoc};
+pub use convert::{parse_module, ParsedModule};
