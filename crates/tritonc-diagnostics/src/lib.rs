@@ -6,8 +6,12 @@
 //! (terminal through miette, JSON, …) are small functions over it; nothing here does I/O
 //! beyond writing to the `Write` it is handed.
 
+pub mod registry;
+pub mod render;
 pub mod source;
 
+pub use registry::{CatalogEntry, CodeCatalog, CodeDoc, CodeRegistry};
+pub use render::{render, Format, TerminalOptions};
 pub use source::{FileId, LineCol, LineIndex, SourceFile, SourceMap, Span};
 
 /// How serious a diagnostic is.

@@ -31,7 +31,11 @@ impl Span {
 
     /// An empty span at `offset`.
     pub fn point(file: FileId, offset: u32) -> Self {
-        Span { file, start: offset, end: offset }
+        Span {
+            file,
+            start: offset,
+            end: offset,
+        }
     }
 
     /// The smallest span covering both (both must be in the same file; otherwise `self`).
@@ -39,7 +43,11 @@ impl Span {
         if self.file != other.file {
             return self;
         }
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     /// Length in bytes.
@@ -146,7 +154,11 @@ impl SourceFile {
     pub fn new(path: impl Into<PathBuf>, text: impl Into<Arc<str>>) -> Self {
         let text = text.into();
         let lines = LineIndex::new(&text);
-        SourceFile { path: path.into(), text, lines }
+        SourceFile {
+            path: path.into(),
+            text,
+            lines,
+        }
     }
 
     /// The path shown in diagnostics.
@@ -176,7 +188,9 @@ impl SourceFile {
 
     /// The text a span covers (empty if the span is out of range).
     pub fn slice(&self, span: Span) -> &str {
-        self.text.get(span.start as usize..span.end as usize).unwrap_or("")
+        self.text
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("")
     }
 }
 
@@ -201,7 +215,9 @@ impl SourceMap {
 
     /// The file with this id. Panics if the id came from another map (an invariant breach).
     pub fn get(&self, id: FileId) -> &Arc<SourceFile> {
-        self.files.get(id.0 as usize).expect("FileId must come from this SourceMap")
+        self.files
+            .get(id.0 as usize)
+            .expect("FileId must come from this SourceMap")
     }
 
     /// The file with this id, if it exists.
@@ -211,7 +227,10 @@ impl SourceMap {
 
     /// The id of the file added under `path`, if any.
     pub fn find(&self, path: &Path) -> Option<FileId> {
-        self.files.iter().position(|f| f.path == path).map(|i| FileId(i as u32))
+        self.files
+            .iter()
+            .position(|f| f.path == path)
+            .map(|i| FileId(i as u32))
     }
 
     /// Number of files.
