@@ -1,0 +1,82 @@
+//! The tile IR: the typed SSA form of a Triton kernel that lint, the CPU interpreter and
+//! GPU codegen all consume. It is the analogue of Triton's TTIR and its text reads like it.
+//!
+//! # Shape of the IR
+//!
+//! - [`Module`] holds [`Function`]s. A function owns arenas of values, ops, blocks and
+//!   regions, addressed by small `Copy` ids ([`Value`], [`OpId`], [`BlockId`],
+//!   [`RegionId`]) that are only meaningful within that function.
+//! - Every value has a [`Type`]: a per-program scalar ([`Type::Scalar`], [`Type::Ptr`]) or a
+//!   block ([`Type::Tensor`], rank ≥ 1, with [`Dim`]s and an [`Elem`]). Generic mode may use
+//!   [`Dim::Symbolic`]/[`Dim::Unknown`] and [`DType::Var`].
+//! - Every op has an [`OpKind`] (with typed attributes), operands, results, regions and a
+//!   [`Location`] (source span plus the inlining call-site chain, innermost first).
+//! - Values know their uses ([`Function::uses`]); [`Function::replace_all_uses`],
+//!   [`Function::set_operand`] and [`Function::erase_op`] keep use lists right.
+//! - Structured control flow only: `scf.for`/`scf.if`/`scf.while`, `tt.reduce`/`tt.scan`
+//!   carry values through block arguments and terminators (`scf.yield`, …). Each region
+//!   has one block.
+//!
+//! # Building a vector-add kernel
+//!
+//! ```
+//! use tritonc_ir::*;
+//!
+//! let ptr = Type::ptr(DType::F32);
+//! let mut f = Function::new("add_kernel", vec![ptr.clone(), ptr.clone(), ptr, Type::I32], vec![]);
+//! let [x, y, out, n] = f.args().to_vec()[..] else { unreachable!() };
+//! let entry = f.entry_block();
+//! let mut b = Builder::at_end(&mut f, entry);
+//! // b.set_loc(Location::new(span)) before each op sema creates.
+//! let pid = b.get_program_id(0);
+//! let block = b.const_i32(1024);
+//! let start = b.binary(BinaryOp::MulI, pid, block);
+//! let range = b.make_range(0, 1024);
+//! let start = b.splat(start, &[1024]);
+//! let offs = b.binary(BinaryOp::AddI, start, range);
+//! let n = b.splat(n, &[1024]);
+//! let mask = b.cmpi(CmpIPredicate::Slt, offs, n);
+//! let xp = b.splat(x, &[1024]);
+//! let xp = b.addptr(xp, offs);
+//! let xv = b.load(xp, Some(mask), None, LoadOptions::default());
+//! let yp = b.splat(y, &[1024]);
+//! let yp = b.addptr(yp, offs);
+//! let yv = b.load(yp, Some(mask), None, LoadOptions::default());
+//! let sum = b.binary(BinaryOp::AddF, xv, yv);
+//! let op = b.splat(out, &[1024]);
+//! let op = b.addptr(op, offs);
+//! b.store(op, sum, Some(mask), CacheModifier::None, EvictionPolicy::Normal);
+//! b.ret(&[]);
+//! let text = f.to_string();
+//! assert!(text.contains("tt.addptr"));
+//! ```
+//!
+//! Region ops come in two flavours: closure helpers ([`Builder::for_with`],
+//! [`Builder::if_with`], [`Builder::reduce_with`], [`Builder::scan_with`]) and low-level
+//! ones ([`Builder::scf_for`], [`Builder::scf_if`], [`Builder::scf_while`],
+//! [`Builder::reduce`], [`Builder::scan`]) that return the new blocks and block arguments;
+//! fill those with [`Builder::fill_block`] or [`Builder::set_insertion_end`], and add
+//! results later with [`Function::add_result`] when they are only known afterwards.
+//!
+//! # Text
+//!
+//! [`print_module`] (or `Display`) prints the stable text form; see [`printer`] for its
+//! grammar.
+
+pub mod attrs;
+pub mod builder;
+pub mod function;
+pub mod location;
+pub mod ops;
+pub mod printer;
+pub mod types;
+
+pub use builder::{Builder, Combiner, ForLoop, IfOp, LoadOptions, WhileLoop};
+pub use function::{
+    ArgAttrs, BlockData, BlockId, Function, Module, OpData, OpId, RegionData, RegionId, Use, Value,
+    ValueDef,
+};
+pub use location::Location;
+pub use ops::*;
+pub use printer::{print_function, print_module, PrintOptions};
+pub use types::{DType, Dim, Elem, PtrType, Type, ALL_DTYPES, MAX_TENSOR_NUMEL};
