@@ -1,0 +1,3 @@
+//! `tl` builtins and tensor methods.
+
+pub mod names;
