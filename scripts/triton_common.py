@@ -161,31 +161,58 @@ def split_top_level(s: str, sep: str = ",") -> list[str]:
 
 
 def describe_exception(exc: BaseException) -> dict:
-    """Exception type and the first meaningful line of its message.
+    """Exception type and the first line of its message, for the error that caused it.
 
-    Triton's CompilationError prefixes the message with the source excerpt; the
-    underlying error is in `__cause__` when there is one.
+    Triton wraps an error raised while generating code in a CompilationError whose
+    text starts with a source excerpt; the original exception is its `__context__`
+    (nested once per @jit call level). Errors Triton raises itself as
+    CompilationError subclasses (e.g. UnsupportedLanguageConstruct) carry the
+    message in `error_message`.
     """
+    from triton.compiler.errors import CompilationError
+
     root = exc
-    while root.__cause__ is not None and type(root).__name__ == "CompilationError":
-        root = root.__cause__
-    message = str(root).strip()
-    first = ""
-    for line in message.splitlines():
-        line = line.strip()
-        if line and not re.match(r"^(\d+:|\^|at \d+:\d+:)", line):
-            first = line
-    # The last non-excerpt line is the error itself for CompilationError text.
-    if type(root).__name__ == "CompilationError":
-        first = _compilation_error_line(message) or first
+    while isinstance(root, CompilationError) and root.__context__ is not None:
+        root = root.__context__
+    if isinstance(root, CompilationError):
+        message = root.error_message or ""
     else:
-        first = message.splitlines()[0].strip() if message else ""
+        message = str(root)
+    first = next((ln.strip() for ln in message.splitlines() if ln.strip()), "")
     return {"type": type(root).__name__, "message": first}
 
 
-def _compilation_error_line(message: str) -> str:
-    lines = [ln.rstrip() for ln in message.splitlines()]
-    # Format: "at L:C:\n<source lines>\n<caret line>\n<error>" or with no excerpt.
-    caret = max((i for i, ln in enumerate(lines) if ln.strip().startswith("^")), default=-1)
-    rest = [ln.strip() for ln in lines[caret + 1:] if ln.strip()]
-    return rest[0] if rest else ""
+def compile_front_end(fn, signature: dict, constexprs: dict | None = None, attrs: dict | None = None,
+                      num_warps: int = 4):
+    """Run only Triton's code generator (AST -> TTIR before any pass); return the module.
+
+    Type inference, promotion and every front-end error happen here; the TTIR
+    passes only simplify.
+    """
+    backend = make_backend(TARGET)
+    src = ASTSource(fn, signature, constexprs or {}, attrs or {})
+    options = backend.parse_options({"num_warps": num_warps})
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    return src.make_ir(TARGET, options, backend.get_codegen_implementation(options),
+                       backend.get_module_map(), context)
+
+
+_SOURCE_COUNTER = [0]
+
+
+def jit_from_source(source: str, name: str, extra_globals: dict | None = None):
+    """Define `name` from generated Python source and return it (a JITFunction).
+
+    The source is registered with linecache under a synthetic file name so that
+    Triton's `inspect.getsource` finds it without a file on disk.
+    """
+    import linecache
+
+    _SOURCE_COUNTER[0] += 1
+    filename = f"<tritonc-generated-{_SOURCE_COUNTER[0]}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"__name__": f"tritonc_generated_{_SOURCE_COUNTER[0]}", **(extra_globals or {})}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
