@@ -1,0 +1,369 @@
+//! Per-thread code emission into one MLIR block: the ops a lowered tile op becomes.
+//!
+//! Every op is built generically (`OperationBuilder` with its MLIR name) so that the set
+//! of dialects is not limited by what melior pre-generates; `nvvm` has no generated
+//! builders at all. Integers are i32 and floats f32 unless a method says otherwise.
+
+use melior::{
+    ir::{
+        attribute::{
+            DenseI32ArrayAttribute, FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute,
+            StringAttribute, TypeAttribute,
+        },
+        operation::{OperationBuilder, OperationLike},
+        r#type::IntegerType,
+        Attribute, Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type,
+        Value, ValueLike,
+    },
+    Context,
+};
+
+use crate::error::CodegenError;
+
+/// The address space of global memory in NVVM (`.global` in PTX).
+pub const GLOBAL_ADDRESS_SPACE: u32 = 1;
+/// The address space of shared memory in NVVM (`.shared` in PTX).
+pub const SHARED_ADDRESS_SPACE: u32 = 3;
+
+/// Signed and unsigned integer comparisons, with `arith.cmpi`'s predicate numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntPredicate {
+    /// `==`.
+    Eq = 0,
+    /// `!=`.
+    Ne = 1,
+    /// Signed `<`.
+    Slt = 2,
+    /// Signed `<=`.
+    Sle = 3,
+    /// Signed `>`.
+    Sgt = 4,
+    /// Signed `>=`.
+    Sge = 5,
+    /// Unsigned `<`.
+    Ult = 6,
+}
+
+/// Appends operations to one block at the current source location.
+pub struct BodyBuilder<'c, 'a> {
+    context: &'c Context,
+    block: &'a Block<'c>,
+    location: Location<'c>,
+}
+
+impl<'c, 'a> BodyBuilder<'c, 'a> {
+    /// A builder appending to `block`, tagging ops with `location`.
+    pub fn new(context: &'c Context, block: &'a Block<'c>, location: Location<'c>) -> Self {
+        Self {
+            context,
+            block,
+            location,
+        }
+    }
+
+    /// The MLIR context.
+    pub fn context(&self) -> &'c Context {
+        self.context
+    }
+
+    /// Sets the source location given to the ops built from now on.
+    pub fn set_location(&mut self, location: Location<'c>) {
+        self.location = location;
+    }
+
+    /// `i32`.
+    pub fn i32_type(&self) -> Type<'c> {
+        IntegerType::new(self.context, 32).into()
+    }
+
+    /// `f32`.
+    pub fn f32_type(&self) -> Type<'c> {
+        Type::float32(self.context)
+    }
+
+    /// `!llvm.ptr<space>`.
+    pub fn ptr_type(&self, address_space: u32) -> Type<'c> {
+        melior::dialect::llvm::r#type::pointer(self.context, address_space)
+    }
+
+    fn identifier(&self, name: &str) -> Identifier<'c> {
+        Identifier::new(self.context, name)
+    }
+
+    /// Builds `name(operands) {attributes} -> results`, not yet placed in any block.
+    pub fn build_op(
+        &self,
+        name: &str,
+        operands: &[Value<'c, '_>],
+        results: &[Type<'c>],
+        attributes: &[(&str, Attribute<'c>)],
+    ) -> Result<Operation<'c>, CodegenError> {
+        let attributes: Vec<_> = attributes
+            .iter()
+            .map(|(key, value)| (self.identifier(key), *value))
+            .collect();
+        OperationBuilder::new(name, self.location)
+            .add_operands(operands)
+            .add_results(results)
+            .add_attributes(&attributes)
+            .build()
+            .map_err(|error| CodegenError::OperationBuild {
+                op: name.to_owned(),
+                reason: error.to_string(),
+            })
+    }
+
+    /// Appends an op with exactly one result and returns that result.
+    pub fn value(
+        &self,
+        name: &str,
+        operands: &[Value<'c, '_>],
+        result: Type<'c>,
+        attributes: &[(&str, Attribute<'c>)],
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        let op = self.build_op(name, operands, &[result], attributes)?;
+        let op = self.block.append_operation(op);
+        Ok(op
+            .result(0)
+            .expect("invariant: the op was built with one result")
+            .into())
+    }
+
+    /// Appends an op without results.
+    pub fn effect(
+        &self,
+        name: &str,
+        operands: &[Value<'c, '_>],
+        attributes: &[(&str, Attribute<'c>)],
+    ) -> Result<(), CodegenError> {
+        let op = self.build_op(name, operands, &[], attributes)?;
+        self.block.append_operation(op);
+        Ok(())
+    }
+
+    /// An `i32` constant.
+    pub fn const_i32(&self, value: i32) -> Result<Value<'c, 'a>, CodegenError> {
+        let ty = self.i32_type();
+        let attr = IntegerAttribute::new(ty, i64::from(value)).into();
+        self.value("arith.constant", &[], ty, &[("value", attr)])
+    }
+
+    /// An `f32` constant.
+    pub fn const_f32(&self, value: f32) -> Result<Value<'c, 'a>, CodegenError> {
+        let ty = self.f32_type();
+        let attr = FloatAttribute::new(self.context, ty, f64::from(value)).into();
+        self.value("arith.constant", &[], ty, &[("value", attr)])
+    }
+
+    /// A binary arith op whose result has the type of its operands (`arith.addi`, `arith.mulf`, …).
+    pub fn binary(
+        &self,
+        name: &str,
+        lhs: Value<'c, '_>,
+        rhs: Value<'c, '_>,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        self.value(name, &[lhs, rhs], lhs.r#type(), &[])
+    }
+
+    /// `arith.cmpi` with `predicate`.
+    pub fn cmpi(
+        &self,
+        predicate: IntPredicate,
+        lhs: Value<'c, '_>,
+        rhs: Value<'c, '_>,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        let i64_type = IntegerType::new(self.context, 64).into();
+        let predicate = IntegerAttribute::new(i64_type, predicate as i64).into();
+        let i1 = IntegerType::new(self.context, 1).into();
+        self.value("arith.cmpi", &[lhs, rhs], i1, &[("predicate", predicate)])
+    }
+
+    /// `arith.select`.
+    pub fn select(
+        &self,
+        condition: Value<'c, '_>,
+        if_true: Value<'c, '_>,
+        if_false: Value<'c, '_>,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        self.value(
+            "arith.select",
+            &[condition, if_true, if_false],
+            if_true.r#type(),
+            &[],
+        )
+    }
+
+    /// A `gpu.thread_id`/`gpu.block_id`/`gpu.block_dim` along x, as an `i32`.
+    fn gpu_index_x(&self, name: &str) -> Result<Value<'c, 'a>, CodegenError> {
+        let dimension = Attribute::parse(self.context, "#gpu<dim x>")
+            .expect("invariant: `#gpu<dim x>` is valid GPU dialect syntax");
+        let index = self.value(
+            name,
+            &[],
+            Type::index(self.context),
+            &[("dimension", dimension)],
+        )?;
+        self.value("arith.index_cast", &[index], self.i32_type(), &[])
+    }
+
+    /// The thread's index in its block along x (`%tid.x`).
+    pub fn thread_id_x(&self) -> Result<Value<'c, 'a>, CodegenError> {
+        self.gpu_index_x("gpu.thread_id")
+    }
+
+    /// The block's index in the grid along x (`%ctaid.x`), Triton's `program_id(0)`.
+    pub fn block_id_x(&self) -> Result<Value<'c, 'a>, CodegenError> {
+        self.gpu_index_x("gpu.block_id")
+    }
+
+    /// The number of threads of a block along x (`%ntid.x`).
+    pub fn block_dim_x(&self) -> Result<Value<'c, 'a>, CodegenError> {
+        self.gpu_index_x("gpu.block_dim")
+    }
+
+    /// `&base[index]` for elements of `element` type (`llvm.getelementptr`, i32 index).
+    pub fn element_ptr(
+        &self,
+        base: Value<'c, '_>,
+        index: Value<'c, '_>,
+        element: Type<'c>,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        // i32::MIN marks the index as dynamic (an operand), as in `llvm.getelementptr`'s syntax.
+        let raw_indices = DenseI32ArrayAttribute::new(self.context, &[i32::MIN]).into();
+        self.value(
+            "llvm.getelementptr",
+            &[base, index],
+            base.r#type(),
+            &[
+                ("rawConstantIndices", raw_indices),
+                ("elem_type", TypeAttribute::new(element).into()),
+            ],
+        )
+    }
+
+    /// A load of one `ty` value through `ptr` (any address space).
+    pub fn load(&self, ptr: Value<'c, '_>, ty: Type<'c>) -> Result<Value<'c, 'a>, CodegenError> {
+        self.value("llvm.load", &[ptr], ty, &[])
+    }
+
+    /// A store of `value` through `ptr` (any address space).
+    pub fn store(&self, value: Value<'c, '_>, ptr: Value<'c, '_>) -> Result<(), CodegenError> {
+        self.effect("llvm.store", &[value, ptr], &[])
+    }
+
+    /// The address of the module-level global `name` in `address_space`.
+    pub fn address_of(
+        &self,
+        name: &str,
+        address_space: u32,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        let symbol = FlatSymbolRefAttribute::new(self.context, name).into();
+        self.value(
+            "llvm.mlir.addressof",
+            &[],
+            self.ptr_type(address_space),
+            &[("global_name", symbol)],
+        )
+    }
+
+    /// A call of the LLVM intrinsic `intrinsic` (e.g. `llvm.nvvm.ex2.approx.f32`).
+    pub fn call_intrinsic(
+        &self,
+        intrinsic: &str,
+        arguments: &[Value<'c, '_>],
+        result: Type<'c>,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        let segments = i32::try_from(arguments.len())
+            .expect("invariant: an intrinsic call has far fewer than 2^31 arguments");
+        // `llvm.call_intrinsic` takes its arguments plus operand bundles (none here).
+        self.value(
+            "llvm.call_intrinsic",
+            arguments,
+            result,
+            &[
+                (
+                    "intrin",
+                    StringAttribute::new(self.context, intrinsic).into(),
+                ),
+                (
+                    "operandSegmentSizes",
+                    DenseI32ArrayAttribute::new(self.context, &[segments, 0]).into(),
+                ),
+                (
+                    "op_bundle_sizes",
+                    DenseI32ArrayAttribute::new(self.context, &[]).into(),
+                ),
+            ],
+        )
+    }
+
+    /// `value` from the lane `lane ^ lane_mask` of the warp (`shfl.sync.bfly`, full mask).
+    pub fn shuffle_xor(
+        &self,
+        value: Value<'c, '_>,
+        lane_mask: i32,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        let all_lanes = self.const_i32(-1)?;
+        let offset = self.const_i32(lane_mask)?;
+        // 0x1f: the whole warp is one segment, lanes clamp at 31.
+        let clamp = self.const_i32(0x1f)?;
+        let kind = Attribute::parse(self.context, "#nvvm<shfl_kind bfly>")
+            .expect("invariant: `#nvvm<shfl_kind bfly>` is valid NVVM dialect syntax");
+        self.value(
+            "nvvm.shfl.sync",
+            &[all_lanes, value, offset, clamp],
+            value.r#type(),
+            &[("kind", kind)],
+        )
+    }
+
+    /// A barrier over all threads of the block (`bar.sync 0`).
+    pub fn barrier(&self) -> Result<(), CodegenError> {
+        self.effect("gpu.barrier", &[], &[])
+    }
+
+    /// `scf.if condition { then } else { otherwise }` yielding values of `result_types`.
+    ///
+    /// Each branch is built by a closure on a builder for its own block and returns the
+    /// values to yield.
+    pub fn if_else<Then, Else>(
+        &self,
+        condition: Value<'c, '_>,
+        result_types: &[Type<'c>],
+        then: Then,
+        otherwise: Else,
+    ) -> Result<Vec<Value<'c, 'a>>, CodegenError>
+    where
+        Then: for<'b> FnOnce(&BodyBuilder<'c, 'b>) -> Result<Vec<Value<'c, 'b>>, CodegenError>,
+        Else: for<'b> FnOnce(&BodyBuilder<'c, 'b>) -> Result<Vec<Value<'c, 'b>>, CodegenError>,
+    {
+        let then_region = self.branch_region(then)?;
+        let else_region = self.branch_region(otherwise)?;
+        let op = OperationBuilder::new("scf.if", self.location)
+            .add_operands(&[condition])
+            .add_results(result_types)
+            .add_regions([then_region, else_region])
+            .build()
+            .map_err(|error| CodegenError::OperationBuild {
+                op: "scf.if".to_owned(),
+                reason: error.to_string(),
+            })?;
+        let op = self.block.append_operation(op);
+        Ok(op.results().map(Into::into).collect())
+    }
+
+    fn branch_region<Branch>(&self, branch: Branch) -> Result<Region<'c>, CodegenError>
+    where
+        Branch: for<'b> FnOnce(&BodyBuilder<'c, 'b>) -> Result<Vec<Value<'c, 'b>>, CodegenError>,
+    {
+        let block = Block::new(&[]);
+        {
+            let builder = BodyBuilder::new(self.context, &block, self.location);
+            let yielded = branch(&builder)?;
+            builder.effect("scf.yield", &yielded, &[])?;
+        }
+        let region = Region::new();
+        region.append_block(block);
+        Ok(region)
+    }
+}

@@ -1,0 +1,22 @@
+//! GPU code generation for NVIDIA: builds MLIR (`gpu`, `llvm`, `nvvm`, `arith`, `scf`)
+//! with melior, lowers it through MLIR's NVVM pipeline to PTX, and checks the PTX with
+//! ptxas. See docs/backend-nvidia.md for the toolchain, the pipeline and the kernel ABI.
+
+pub mod body;
+pub mod context;
+pub mod error;
+pub mod kernels;
+pub mod math;
+pub mod module;
+pub mod pipeline;
+pub mod ptxas;
+pub mod reduce;
+pub mod target;
+
+pub use body::BodyBuilder;
+pub use context::codegen_context;
+pub use error::CodegenError;
+pub use module::{KernelModule, KernelParam};
+pub use pipeline::{lower_to_ptx, nvptx_pipeline};
+pub use ptxas::{Ptxas, PtxasReport};
+pub use target::NvptxTarget;

@@ -1,0 +1,223 @@
+//! An MLIR module holding one `gpu.module` of kernels, as the NVIDIA pipeline expects.
+
+use melior::{
+    ir::{
+        attribute::{
+            ArrayAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute,
+            StringAttribute, TypeAttribute,
+        },
+        operation::{OperationBuilder, OperationLike, OperationMutLike},
+        r#type::{FunctionType, IntegerType},
+        Attribute, Block, BlockLike, BlockRef, Identifier, Location, Module, Region, RegionLike,
+        Type, Value,
+    },
+    Context,
+};
+
+use crate::{body::BodyBuilder, error::CodegenError};
+
+/// One kernel parameter in the Triton-like ABI: pointers first, then scalars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelParam {
+    /// A pointer to global memory (`!llvm.ptr<1>`, PTX `.param .u64 .ptr .global`), with
+    /// the byte alignment the caller guarantees (Triton's `tt.divisibility`), if any.
+    GlobalPtr {
+        /// Guaranteed alignment in bytes; becomes `.align N` on the PTX parameter.
+        align: Option<u32>,
+    },
+    /// A 32-bit integer scalar (PTX `.param .u32`).
+    I32,
+    /// A 32-bit float scalar (PTX `.param .f32`).
+    F32,
+}
+
+/// A `builtin.module` with one `gpu.module` into which kernels are built.
+pub struct KernelModule<'c> {
+    context: &'c Context,
+    module: Module<'c>,
+    name: String,
+}
+
+impl<'c> KernelModule<'c> {
+    /// An empty `gpu.module @name` inside a `gpu.container_module`.
+    pub fn new(context: &'c Context, name: &str, location: Location<'c>) -> Self {
+        let mut module = Module::new(location);
+        module
+            .as_operation_mut()
+            .set_attribute("gpu.container_module", Attribute::unit(context));
+        let region = Region::new();
+        region.append_block(Block::new(&[]));
+        let gpu_module = OperationBuilder::new("gpu.module", location)
+            .add_attributes(&[(
+                Identifier::new(context, "sym_name"),
+                StringAttribute::new(context, name).into(),
+            )])
+            .add_regions([region])
+            .build()
+            .expect("invariant: a gpu.module with a name and one empty block is valid");
+        module.body().append_operation(gpu_module);
+        Self {
+            context,
+            module,
+            name: name.to_owned(),
+        }
+    }
+
+    /// The MLIR context.
+    pub fn context(&self) -> &'c Context {
+        self.context
+    }
+
+    /// The `gpu.module` symbol name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The whole module, e.g. to print it or run passes on it.
+    pub fn module(&self) -> &Module<'c> {
+        &self.module
+    }
+
+    /// The whole module, mutably (passes rewrite it in place).
+    pub fn module_mut(&mut self) -> &mut Module<'c> {
+        &mut self.module
+    }
+
+    fn gpu_module_body(&self) -> BlockRef<'c, '_> {
+        self.module
+            .body()
+            .first_operation()
+            .and_then(|op| op.region(0).ok())
+            .and_then(|region| region.first_block())
+            .expect("invariant: `new` put a gpu.module with one block first in the module")
+    }
+
+    /// Declares a statically sized shared-memory array `@name: [element; len]` (16-byte aligned).
+    pub fn add_shared_array(
+        &self,
+        name: &str,
+        element: Type<'c>,
+        len: u32,
+        location: Location<'c>,
+    ) -> Result<(), CodegenError> {
+        let ctx = self.context;
+        let i32_type: Type<'c> = IntegerType::new(ctx, 32).into();
+        let i64_type: Type<'c> = IntegerType::new(ctx, 64).into();
+        let array = melior::dialect::llvm::r#type::array(element, len);
+        let linkage = Attribute::parse(ctx, "#llvm.linkage<internal>")
+            .expect("invariant: `#llvm.linkage<internal>` is valid LLVM dialect syntax");
+        let attributes = [
+            ("sym_name", StringAttribute::new(ctx, name).into()),
+            ("global_type", TypeAttribute::new(array).into()),
+            ("linkage", linkage),
+            ("addr_space", IntegerAttribute::new(i32_type, 3).into()),
+            ("alignment", IntegerAttribute::new(i64_type, 16).into()),
+        ];
+        let global = OperationBuilder::new("llvm.mlir.global", location)
+            .add_attributes(&named(ctx, &attributes))
+            .add_regions([Region::new()])
+            .build()
+            .map_err(|error| CodegenError::OperationBuild {
+                op: "llvm.mlir.global".to_owned(),
+                reason: error.to_string(),
+            })?;
+        self.gpu_module_body().append_operation(global);
+        Ok(())
+    }
+
+    /// Builds `gpu.func @name(params) kernel`; `body` emits its code given the parameters.
+    ///
+    /// `block_size` is the launch's threads per block when known at compile time; it
+    /// becomes `.maxntid` in PTX, which lets ptxas budget registers for it.
+    pub fn add_kernel<Body>(
+        &self,
+        name: &str,
+        params: &[KernelParam],
+        block_size: Option<u32>,
+        location: Location<'c>,
+        body: Body,
+    ) -> Result<(), CodegenError>
+    where
+        Body: for<'b> FnOnce(&BodyBuilder<'c, 'b>, &[Value<'c, 'b>]) -> Result<(), CodegenError>,
+    {
+        let ctx = self.context;
+        let types: Vec<Type<'c>> = params.iter().map(|param| param_type(ctx, *param)).collect();
+        let entry = Block::new(&types.iter().map(|ty| (*ty, location)).collect::<Vec<_>>());
+        {
+            let builder = BodyBuilder::new(ctx, &entry, location);
+            let args: Vec<Value<'c, '_>> = (0..entry.argument_count())
+                .map(|i| {
+                    entry
+                        .argument(i)
+                        .expect("invariant: i < argument_count")
+                        .into()
+                })
+                .collect();
+            body(&builder, &args)?;
+            builder.effect("gpu.return", &[], &[])?;
+        }
+        let region = Region::new();
+        region.append_block(entry);
+
+        let function_type = FunctionType::new(ctx, &types, &[]).into();
+        let arg_attrs: Vec<Attribute<'c>> = params
+            .iter()
+            .map(|param| param_attributes(ctx, *param))
+            .collect();
+        let mut attributes = vec![
+            ("sym_name", StringAttribute::new(ctx, name).into()),
+            ("function_type", TypeAttribute::new(function_type).into()),
+            ("gpu.kernel", Attribute::unit(ctx)),
+            ("arg_attrs", ArrayAttribute::new(ctx, &arg_attrs).into()),
+        ];
+        if let Some(threads) = block_size {
+            let threads = i32::try_from(threads).unwrap_or(i32::MAX);
+            attributes.push((
+                "known_block_size",
+                DenseI32ArrayAttribute::new(ctx, &[threads, 1, 1]).into(),
+            ));
+        }
+        let func = OperationBuilder::new("gpu.func", location)
+            .add_attributes(&named(ctx, &attributes))
+            .add_regions([region])
+            .build()
+            .map_err(|error| CodegenError::OperationBuild {
+                op: "gpu.func".to_owned(),
+                reason: error.to_string(),
+            })?;
+        self.gpu_module_body().append_operation(func);
+        Ok(())
+    }
+}
+
+fn named<'c>(
+    ctx: &'c Context,
+    attributes: &[(&str, Attribute<'c>)],
+) -> Vec<(Identifier<'c>, Attribute<'c>)> {
+    attributes
+        .iter()
+        .map(|(key, value)| (Identifier::new(ctx, key), *value))
+        .collect()
+}
+
+fn param_type(ctx: &Context, param: KernelParam) -> Type<'_> {
+    match param {
+        KernelParam::GlobalPtr { .. } => melior::dialect::llvm::r#type::pointer(ctx, 1),
+        KernelParam::I32 => IntegerType::new(ctx, 32).into(),
+        KernelParam::F32 => Type::float32(ctx),
+    }
+}
+
+/// The LLVM argument attributes of a parameter: `noalias` is not claimed (Triton does
+/// not either), only the alignment the caller promised.
+fn param_attributes(ctx: &Context, param: KernelParam) -> Attribute<'_> {
+    let mut entries = Vec::new();
+    if let KernelParam::GlobalPtr { align: Some(align) } = param {
+        let i64_type = IntegerType::new(ctx, 64).into();
+        entries.push((
+            Identifier::new(ctx, "llvm.align"),
+            IntegerAttribute::new(i64_type, i64::from(align)).into(),
+        ));
+    }
+    DictionaryAttribute::new(ctx, &entries).into()
+}
