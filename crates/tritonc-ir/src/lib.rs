@@ -70,6 +70,7 @@ pub mod location;
 pub mod ops;
 pub mod printer;
 pub mod types;
+pub mod verify;
 
 pub use builder::{Builder, Combiner, ForLoop, IfOp, LoadOptions, WhileLoop};
 pub use function::{
@@ -80,3 +81,4 @@ pub use location::Location;
 pub use ops::*;
 pub use printer::{print_function, print_module, PrintOptions};
 pub use types::{DType, Dim, Elem, PtrType, Type, ALL_DTYPES, MAX_TENSOR_NUMEL};
+pub use verify::{verify_function, verify_module, INVALID_IR};
