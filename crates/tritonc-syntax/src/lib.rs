@@ -25,6 +25,9 @@
 pub mod ast;
 pub mod codes;
 mod convert;
+mod subset;
 
-pub use codes::{codes, CodeDoc};
+pub use codes::codes;
 pub use convert::{parse_module, ParsedModule};
+pub use subset::check_kernel_subset;
+pub use tritonc_diagnostics::CodeDoc;
