@@ -17,7 +17,9 @@
 pub mod builtins;
 pub mod codes;
 pub mod constexpr;
+pub mod spec;
 pub mod value;
 
 pub use codes::codes;
+pub use spec::{ArgSpec, LaunchOptions, Specialization, SpecializationKey, Target};
 pub use value::{BlockPtrValue, Constexpr, SemaValue, TensorValue};

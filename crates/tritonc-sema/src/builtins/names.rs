@@ -237,7 +237,8 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -
     candidates
         .map(|c| (edit_distance(name, c), c))
         .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, c)| (*d, *c))
+        // Ties go to a candidate of the same length (a typo, not a dropped character).
+        .min_by_key(|(d, c)| (*d, c.chars().count().abs_diff(name.chars().count()), *c))
         .map(|(_, c)| c)
 }
 
