@@ -1,0 +1,63 @@
+//! Times the path from MLIR module construction to PTX text for the reference kernels.
+//!
+//! `cargo run --release -p tritonc-codegen --example ptx_timing [ITERATIONS]`
+
+use std::time::{Duration, Instant};
+
+use tritonc_codegen::{
+    codegen_context,
+    kernels::{softmax_row, vector_add},
+    lower_to_ptx, NvptxTarget,
+};
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn main() {
+    let iterations: usize = std::env::args()
+        .nth(1)
+        .and_then(|arg| arg.parse().ok())
+        .unwrap_or(50);
+    let target = NvptxTarget::new(90);
+
+    let start = Instant::now();
+    let context = codegen_context();
+    println!(
+        "context creation (all dialects, passes, translations): {:?}",
+        start.elapsed()
+    );
+
+    type Build =
+        for<'c> fn(
+            &'c melior::Context,
+            &str,
+        )
+            -> Result<tritonc_codegen::KernelModule<'c>, tritonc_codegen::CodegenError>;
+    let kernels: [(&str, Build); 2] = [
+        ("vector_add", vector_add::build),
+        ("softmax_row", softmax_row::build),
+    ];
+    for (name, build) in kernels {
+        let mut first = None;
+        let (mut construct, mut lower) = (Vec::new(), Vec::new());
+        for _ in 0..iterations {
+            let t0 = Instant::now();
+            let mut module = build(&context, "timing").expect("the kernel builds");
+            let t1 = Instant::now();
+            let ptx = lower_to_ptx(&mut module, &target).expect("the kernel lowers");
+            let t2 = Instant::now();
+            first.get_or_insert(t2 - t0);
+            construct.push(t1 - t0);
+            lower.push(t2 - t1);
+            assert!(ptx.contains(".entry"));
+        }
+        println!(
+            "{name}: first {:?}; median construct {:?}, lower to PTX {:?} ({iterations} runs)",
+            first.unwrap_or_default(),
+            median(construct),
+            median(lower),
+        );
+    }
+}
