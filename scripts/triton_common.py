@@ -216,3 +216,35 @@ def jit_from_source(source: str, name: str, extra_globals: dict | None = None):
     namespace = {"__name__": f"tritonc_generated_{_SOURCE_COUNTER[0]}", **(extra_globals or {})}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
+
+
+class capture_stderr:
+    """Capture file descriptor 2 (MLIR prints its diagnostics there, not to sys.stderr)."""
+
+    def __enter__(self):
+        sys.stderr.flush()
+        self._file = tempfile.TemporaryFile(mode="w+b")
+        self._saved = os.dup(2)
+        os.dup2(self._file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc_info):
+        sys.stderr.flush()
+        os.dup2(self._saved, 2)
+        os.close(self._saved)
+        self._file.seek(0)
+        self._text = self._file.read().decode("utf-8", "replace")
+        self._file.close()
+        return False
+
+    def text(self) -> str:
+        return self._text
+
+
+def mlir_error(stderr_text: str) -> str | None:
+    """The first MLIR `error:` diagnostic in captured stderr text, without its location."""
+    for line in stderr_text.splitlines():
+        m = re.search(r"error: (.*)$", line)
+        if m:
+            return m.group(1).strip()
+    return None

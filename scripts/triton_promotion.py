@@ -20,17 +20,22 @@ import contextlib
 import io
 import json
 import multiprocessing
-import os
 import re
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from triton_common import REPO_ROOT, compile_front_end, describe_exception, jit_from_source  # noqa: E402
+from triton_common import (  # noqa: E402
+    REPO_ROOT,
+    capture_stderr,
+    compile_front_end,
+    describe_exception,
+    jit_from_source,
+    mlir_error,
+)
 
 import triton  # noqa: E402
 from triton.compiler.errors import CompilationError  # noqa: E402
@@ -155,7 +160,7 @@ def run_case(a_kind: str, b_kind: str, a_dtype: str, b_dtype: str | None, exprs:
                         results.update(run_case(a_kind, b_kind, a_dtype, b_dtype, {k: t}))
                     return {k: results[k] for k in exprs}
             error = describe_exception(exc)
-            diagnostic = _mlir_error(err.text())
+            diagnostic = mlir_error(err.text())
             if diagnostic:
                 error["mlir_diagnostic"] = diagnostic
             results[key] = {"error": error}
@@ -174,37 +179,6 @@ def run_case(a_kind: str, b_kind: str, a_dtype: str, b_dtype: str | None, exprs:
                 results[k]["warnings"] = sorted({str(w.message).splitlines()[0] for w in caught})
         remaining = []
     return {k: results[k] for k in exprs}
-
-
-class capture_stderr:
-    """Capture file descriptor 2 (MLIR prints its diagnostics there, not to sys.stderr)."""
-
-    def __enter__(self):
-        sys.stderr.flush()
-        self._file = tempfile.TemporaryFile(mode="w+b")
-        self._saved = os.dup(2)
-        os.dup2(self._file.fileno(), 2)
-        return self
-
-    def __exit__(self, *exc_info):
-        sys.stderr.flush()
-        os.dup2(self._saved, 2)
-        os.close(self._saved)
-        self._file.seek(0)
-        self._text = self._file.read().decode("utf-8", "replace")
-        self._file.close()
-        return False
-
-    def text(self) -> str:
-        return self._text
-
-
-def _mlir_error(stderr_text: str) -> str | None:
-    for line in stderr_text.splitlines():
-        m = re.search(r"error: (.*)$", line)
-        if m:
-            return m.group(1).strip()
-    return None
 
 
 def _failing_key(exc: BaseException, fn, line_of: dict):
