@@ -71,6 +71,8 @@ impl TerminalOptions {
     fn handler(&self, icon: &str) -> GraphicalReportHandler {
         GraphicalReportHandler::new_themed(self.theme(icon))
             .with_width(self.width)
+            // Messages stay on one line, as rustc prints them; only snippets use the width.
+            .with_wrap_lines(false)
             .with_links(false)
             .with_urls(false)
             .with_context_lines(1)

@@ -1,0 +1,160 @@
+//! The command line, as clap types. `docs/cli.md` documents every option.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Compiler front end, linter and driver for Triton GPU kernels.
+#[derive(Debug, Parser)]
+#[command(name = "tritonc", version, propagate_version = true)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+    /// When to colour terminal output (`auto`: on a terminal, unless NO_COLOR is set).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// How to print diagnostics.
+    #[arg(long, global = true, value_enum, default_value_t = FormatArg::Terminal)]
+    pub format: FormatArg,
+    /// Print diagnostics only: no summary or progress lines.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compile one kernel ahead of time.
+    Compile(CompileArgs),
+    /// Check every `@triton.jit` kernel under the given paths.
+    Lint(LintArgs),
+    /// Run a kernel from a launch spec on the GPU or the CPU interpreter.
+    Run(RunArgs),
+    /// Verify a kernel from a launch spec against the interpreter.
+    Verify(VerifyArgs),
+    /// Explain a diagnostic code, or list every code.
+    Rule(RuleArgs),
+}
+
+/// `tritonc compile`.
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    /// The Python file that defines the kernel.
+    pub file: PathBuf,
+    /// The kernel to compile (required when the file defines several).
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// The launch signature: argument types and constexpr values, comma-separated
+    /// (e.g. "*fp16:16, *fp16:16, i32, 1024").
+    #[arg(long, value_name = "SIG")]
+    pub signature: Option<String>,
+    /// Warps per program (a power of two, 1 to 32).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub num_warps: u32,
+    /// Software-pipelining stages for loops.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub num_stages: u32,
+    /// The target architecture: sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942.
+    #[arg(long, value_name = "ARCH", default_value = "sm_90")]
+    pub target: String,
+    /// Stages to emit, comma-separated: ttir, ttgir, mlir, llir, ptx, cubin.
+    #[arg(
+        long,
+        value_name = "STAGES",
+        value_delimiter = ',',
+        default_value = "cubin"
+    )]
+    pub emit: Vec<String>,
+    /// Directory to write the emitted files to (text stages print to stdout without it).
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+}
+
+/// `tritonc lint`.
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Files and directories to check (directories are walked for `*.py`, honouring
+    /// .gitignore; files named here are always checked).
+    #[arg(value_name = "PATH", default_value = ".")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// `tritonc run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The launch spec (TOML).
+    pub spec: PathBuf,
+    /// Run on the CPU interpreter instead of the GPU.
+    #[arg(long)]
+    pub interpret: bool,
+}
+
+/// `tritonc verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The launch spec (TOML).
+    pub spec: PathBuf,
+}
+
+/// `tritonc rule`.
+#[derive(Debug, Args)]
+pub struct RuleArgs {
+    /// The code to explain, e.g. E0101.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub code: Option<String>,
+    /// List every code with its summary.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour on terminals unless NO_COLOR is set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+impl ColorChoice {
+    /// The explicit choice, or `None` for auto.
+    pub fn forced(self) -> Option<bool> {
+        match self {
+            ColorChoice::Auto => None,
+            ColorChoice::Always => Some(true),
+            ColorChoice::Never => Some(false),
+        }
+    }
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Source snippets with labels, for people.
+    Terminal,
+    /// One line per diagnostic: path:line:col: error[CODE]: message.
+    Short,
+    /// A JSON array of diagnostics.
+    Json,
+    /// One JSON object per line.
+    JsonLines,
+    /// GitHub Actions annotations.
+    Github,
+}
+
+impl FormatArg {
+    /// The renderer's format.
+    pub fn format(self) -> tritonc_diagnostics::Format {
+        use tritonc_diagnostics::Format;
+        match self {
+            FormatArg::Terminal => Format::Terminal,
+            FormatArg::Short => Format::Short,
+            FormatArg::Json => Format::Json,
+            FormatArg::JsonLines => Format::JsonLines,
+            FormatArg::Github => Format::Github,
+        }
+    }
+}

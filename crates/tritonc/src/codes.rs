@@ -1,0 +1,388 @@
+//! The codes the command line itself emits: `E05xx`, input errors.
+//!
+//! Each code is a `pub const` used at the emit site and a [`CodeDoc`] in [`REGISTRY`];
+//! [`catalog`] joins this registry with those of the other stages for `tritonc rule`.
+
+use tritonc_diagnostics::{Code, CodeCatalog, CodeDoc, CodeRegistry};
+
+/// A path named on the command line does not exist.
+pub const PATH_NOT_FOUND: Code = Code("E0501");
+/// A directory (or other non-file) where a file is required.
+pub const NOT_A_FILE: Code = Code("E0502");
+/// The file exists but cannot be read.
+pub const UNREADABLE_FILE: Code = Code("E0503");
+/// The file is not valid UTF-8.
+pub const NOT_UTF8: Code = Code("E0504");
+/// The file is empty.
+pub const EMPTY_FILE: Code = Code("E0505");
+/// The file has no `@triton.jit` kernel.
+pub const NO_KERNELS: Code = Code("E0506");
+/// `--kernel NAME` names no kernel of the file.
+pub const UNKNOWN_KERNEL: Code = Code("E0507");
+/// The file has several kernels and `--kernel` was not given.
+pub const AMBIGUOUS_KERNEL: Code = Code("E0508");
+/// `--num-warps` is not a power of two between 1 and 32.
+pub const INVALID_NUM_WARPS: Code = Code("E0509");
+/// `--target` names no known target.
+pub const UNKNOWN_TARGET: Code = Code("E0510");
+/// `--emit` names no known stage.
+pub const UNKNOWN_EMIT_STAGE: Code = Code("E0511");
+/// `tritonc rule CODE` with a code no registry documents.
+pub const UNKNOWN_RULE_CODE: Code = Code("E0512");
+/// The paths given to `lint` hold no Python files.
+pub const NO_PYTHON_FILES: Code = Code("E0513");
+/// An output file or directory cannot be written.
+pub const CANNOT_WRITE_OUTPUT: Code = Code("E0514");
+/// The requested feature is not available in this build.
+pub const NOT_IMPLEMENTED: Code = Code("E0590");
+
+/// The registry of the command line's input errors.
+pub static REGISTRY: CodeRegistry = CodeRegistry::new("input", CODES);
+
+/// Every registry of this build, for `tritonc rule`.
+pub fn catalog() -> CodeCatalog {
+    CodeCatalog::new()
+        .with(tritonc_syntax::codes::REGISTRY)
+        .with(tritonc_sema::codes::REGISTRY)
+        .with(REGISTRY)
+}
+
+static CODES: &[CodeDoc] = &[
+    CodeDoc {
+        code: PATH_NOT_FOUND,
+        name: "path-not-found",
+        summary: "a path named on the command line does not exist",
+        explanation: "\
+A file or directory given on the command line does not exist. `tritonc lint` still checks
+the other paths it was given, but exits with status 2.
+
+## Example
+
+```sh
+tritonc lint kernals/
+```
+
+## Use instead
+
+```sh
+tritonc lint kernels/
+```
+",
+    },
+    CodeDoc {
+        code: NOT_A_FILE,
+        name: "not-a-file",
+        summary: "a directory was given where a file is required",
+        explanation: "\
+`tritonc compile` works on one Python file; it was given a directory (or a special file).
+`tritonc lint` is the command that walks directories.
+
+## Example
+
+```sh
+tritonc compile kernels/
+```
+
+## Use instead
+
+```sh
+tritonc compile kernels/softmax.py --kernel softmax_kernel
+```
+",
+    },
+    CodeDoc {
+        code: UNREADABLE_FILE,
+        name: "unreadable-file",
+        summary: "a file exists but cannot be read",
+        explanation: "\
+The operating system refused to read the file (permissions, a broken link, an I/O error).
+The message carries the system's reason.
+
+## Example
+
+```sh
+chmod 000 kernel.py && tritonc lint kernel.py
+```
+
+## Use instead
+
+Make the file readable by the user running tritonc.
+",
+    },
+    CodeDoc {
+        code: NOT_UTF8,
+        name: "not-utf8",
+        summary: "a source file is not valid UTF-8",
+        explanation: "\
+Python 3 source is UTF-8 unless a coding declaration says otherwise; tritonc reads UTF-8
+only. The label points at the first byte that is not valid UTF-8.
+
+## Example
+
+A file saved as Latin-1 containing `# café` (the `é` is the single byte `0xE9`).
+
+## Use instead
+
+Re-save the file as UTF-8 (`iconv -f latin1 -t utf-8`).
+",
+    },
+    CodeDoc {
+        code: EMPTY_FILE,
+        name: "empty-file",
+        summary: "the file to compile is empty",
+        explanation: "\
+`tritonc compile` was given a file with no content (or only whitespace), so there is no
+kernel to compile.
+
+## Example
+
+```sh
+touch kernel.py && tritonc compile kernel.py
+```
+
+## Use instead
+
+Point `compile` at the file that defines the kernel.
+",
+    },
+    CodeDoc {
+        code: NO_KERNELS,
+        name: "no-kernels",
+        summary: "the file defines no `@triton.jit` kernel",
+        explanation: "\
+`tritonc compile` looks for functions decorated with `@triton.jit` (in any spelling:
+`@triton.jit`, `@jit` after `from triton import jit`, `@triton.jit(...)`); the file has none.
+
+## Example
+
+```python
+def add(x, y):
+    return x + y
+```
+
+## Use instead
+
+```python
+import triton
+import triton.language as tl
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    ...
+```
+",
+    },
+    CodeDoc {
+        code: UNKNOWN_KERNEL,
+        name: "unknown-kernel",
+        summary: "`--kernel` names no kernel of the file",
+        explanation: "\
+The name given to `--kernel` is not a `@triton.jit` function of the file. The help line
+lists the kernels the file does define.
+
+## Example
+
+```sh
+tritonc compile softmax.py --kernel softmax
+```
+
+## Use instead
+
+```sh
+tritonc compile softmax.py --kernel softmax_kernel
+```
+",
+    },
+    CodeDoc {
+        code: AMBIGUOUS_KERNEL,
+        name: "ambiguous-kernel",
+        summary: "the file has several kernels and `--kernel` was not given",
+        explanation: "\
+When a file defines more than one `@triton.jit` function, `tritonc compile` cannot guess
+which one to compile. Helpers called from a kernel are `@triton.jit` functions too.
+
+## Example
+
+```sh
+tritonc compile attention.py
+```
+
+## Use instead
+
+```sh
+tritonc compile attention.py --kernel attn_fwd
+```
+",
+    },
+    CodeDoc {
+        code: INVALID_NUM_WARPS,
+        name: "invalid-num-warps",
+        summary: "`--num-warps` is not a power of two between 1 and 32",
+        explanation: "\
+A Triton program runs as one CTA of `num_warps` warps. Triton requires a power of two, and
+a CTA holds at most 1024 threads (32 warps of 32 threads).
+
+## Example
+
+```sh
+tritonc compile kernel.py --num-warps 6
+```
+
+## Use instead
+
+```sh
+tritonc compile kernel.py --num-warps 8
+```
+",
+    },
+    CodeDoc {
+        code: UNKNOWN_TARGET,
+        name: "unknown-target",
+        summary: "`--target` names no known target",
+        explanation: "\
+Targets are named by architecture: `sm_80`, `sm_86`, `sm_89`, `sm_90`, `sm_90a` for NVIDIA,
+`gfx90a`, `gfx942` for AMD.
+
+## Example
+
+```sh
+tritonc compile kernel.py --target h100
+```
+
+## Use instead
+
+```sh
+tritonc compile kernel.py --target sm_90
+```
+",
+    },
+    CodeDoc {
+        code: UNKNOWN_EMIT_STAGE,
+        name: "unknown-emit-stage",
+        summary: "`--emit` names no known stage",
+        explanation: "\
+`--emit` takes a comma-separated list of pipeline stages: `ttir` (the tile IR), `ttgir`
+(with layouts), `mlir`, `llir`, `ptx`, `cubin`.
+
+## Example
+
+```sh
+tritonc compile kernel.py --emit ir
+```
+
+## Use instead
+
+```sh
+tritonc compile kernel.py --emit ttir
+```
+",
+    },
+    CodeDoc {
+        code: UNKNOWN_RULE_CODE,
+        name: "unknown-rule-code",
+        summary: "`tritonc rule` was given a code no registry documents",
+        explanation: "\
+Every diagnostic tritonc emits has a documented code. `tritonc rule --all` lists them.
+
+## Example
+
+```sh
+tritonc rule E9999
+```
+
+## Use instead
+
+```sh
+tritonc rule --all
+```
+",
+    },
+    CodeDoc {
+        code: NO_PYTHON_FILES,
+        name: "no-python-files",
+        summary: "the paths given to `lint` hold no Python files",
+        explanation: "\
+`tritonc lint` walks directories for `*.py` files, skipping what `.gitignore` and `.ignore`
+exclude and hidden directories. None were found, so nothing was checked. This is a warning:
+the exit status stays 0.
+
+## Example
+
+```sh
+tritonc lint docs/
+```
+
+## Use instead
+
+```sh
+tritonc lint kernels/
+```
+",
+    },
+    CodeDoc {
+        code: CANNOT_WRITE_OUTPUT,
+        name: "cannot-write-output",
+        summary: "an output file cannot be written",
+        explanation: "\
+`tritonc compile -o DIR` creates `DIR` if needed and writes one file per emitted stage
+(`KERNEL.ttir`, `KERNEL.ptx`, ...). The operating system refused; the message carries its
+reason.
+
+## Example
+
+```sh
+tritonc compile kernel.py --emit ttir -o /read-only/out
+```
+
+## Use instead
+
+```sh
+tritonc compile kernel.py --emit ttir -o build/kernels
+```
+",
+    },
+    CodeDoc {
+        code: NOT_IMPLEMENTED,
+        name: "not-implemented",
+        summary: "the requested feature is not available in this build",
+        explanation: "\
+The command or pipeline stage exists in tritonc's interface but is not available in this
+build: the back end (`--emit ttgir`, `mlir`, `llir`, `ptx`, `cubin`), `tritonc run` and
+`tritonc verify` are still being built. The exit status is 4, so scripts can tell this
+apart from an error in their input.
+
+## Example
+
+```sh
+tritonc compile kernel.py --emit ptx
+```
+
+## Use instead
+
+Use the stages this build has (`--emit ttir`) and check `tritonc --version` for updates.
+",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_input_code_is_documented_once_in_range() {
+        for doc in CODES {
+            assert!(
+                doc.code.0.starts_with("E05"),
+                "{} is not an input-error code",
+                doc.code
+            );
+            assert!(doc.explanation.contains("## Example"), "{}", doc.code);
+            assert!(doc.explanation.contains("## Use instead"), "{}", doc.code);
+        }
+        assert!(
+            catalog().duplicate_codes().is_empty(),
+            "{:?}",
+            catalog().duplicate_codes()
+        );
+    }
+}

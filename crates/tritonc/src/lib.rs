@@ -1,0 +1,31 @@
+//! The `tritonc` command line as a library: argument types, commands and the exit-code
+//! table. `main.rs` only installs the panic hook and calls [`run`].
+
+// A `Diagnostic` is the error value of every fallible step here by design; it is built
+// only on the cold path, so its size (well over clippy's 128 bytes) costs nothing.
+#![allow(clippy::result_large_err)]
+
+pub mod cli;
+pub mod codes;
+pub mod commands;
+pub mod exit;
+pub mod frontend;
+pub mod input;
+pub mod output;
+pub mod target;
+
+use crate::cli::{Cli, Command};
+use crate::exit::Exit;
+use crate::output::Output;
+
+/// Runs the parsed command line and returns how the process should exit.
+pub fn run(cli: &Cli) -> Exit {
+    let out = Output::from_cli(cli);
+    match &cli.command {
+        Command::Compile(args) => commands::compile::run(args, &out),
+        Command::Lint(args) => commands::lint::run(args, &out),
+        Command::Run(args) => commands::pending::run(args, &out),
+        Command::Verify(args) => commands::pending::verify(args, &out),
+        Command::Rule(args) => commands::rule::run(args, &out),
+    }
+}
