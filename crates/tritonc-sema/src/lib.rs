@@ -17,6 +17,7 @@
 pub mod builtins;
 pub mod codes;
 pub mod constexpr;
+pub mod promote;
 pub mod spec;
 pub mod value;
 

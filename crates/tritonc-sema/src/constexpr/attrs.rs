@@ -189,9 +189,9 @@ fn dtype_predicate(e: Elem, method: &str) -> bool {
         "is_uint64" => d == U64,
         "is_floating" => d.is_float(),
         "is_standard_floating" => matches!(d, F16 | BF16 | F32 | F64),
-        // Triton counts int1 as signed: its signedness field is SIGNED for all `int*` names.
-        "is_int_signed" => d.is_signed() || d == I1,
-        "is_int_unsigned" => d.is_unsigned(),
+        // Triton counts int1 as unsigned (it is in `dtype.UINT_TYPES`).
+        "is_int_signed" => d.is_signed(),
+        "is_int_unsigned" => d.is_unsigned() || d == I1,
         "is_int" => d.is_int(),
         _ => false,
     }
