@@ -16,7 +16,7 @@ NVCC_WHEEL_VERSION=13.5.37
 apt_packages=(
   build-essential pkg-config python3 python3-pip unzip
   "llvm-${LLVM_VERSION}-dev" "libmlir-${LLVM_VERSION}-dev" "mlir-${LLVM_VERSION}-tools"
-  "libclang-${LLVM_VERSION}-dev" "clang-${LLVM_VERSION}"
+  "libpolly-${LLVM_VERSION}-dev" "libclang-${LLVM_VERSION}-dev" "clang-${LLVM_VERSION}"
   zlib1g-dev libzstd-dev libxml2-dev
 )
 
