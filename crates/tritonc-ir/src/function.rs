@@ -251,6 +251,11 @@ impl Function {
         &mut self.ops[op.index()].kind
     }
 
+    /// Sets the op's location.
+    pub fn set_loc(&mut self, op: OpId, loc: Location) {
+        self.ops[op.index()].loc = loc;
+    }
+
     /// The block data.
     pub fn block(&self, block: BlockId) -> &BlockData {
         &self.blocks[block.index()]
@@ -369,6 +374,14 @@ impl Function {
             parent,
         });
         RegionId::from_index(self.regions.len() - 1)
+    }
+
+    /// Appends a new region without blocks to `op` (for parsers and cloners; the
+    /// builder's ops come with their regions already).
+    pub fn add_region(&mut self, op: OpId) -> RegionId {
+        let r = self.new_region(Some(op));
+        self.ops[op.index()].regions.push(r);
+        r
     }
 
     /// Appends a new empty block to `region`.

@@ -68,6 +68,7 @@ pub mod builder;
 pub mod function;
 pub mod location;
 pub mod ops;
+pub mod parser;
 pub mod printer;
 pub mod types;
 pub mod verify;
@@ -79,6 +80,7 @@ pub use function::{
 };
 pub use location::Location;
 pub use ops::*;
+pub use parser::{parse_module, ParseError, INVALID_IR_TEXT};
 pub use printer::{print_function, print_module, PrintOptions};
 pub use types::{DType, Dim, Elem, PtrType, Type, ALL_DTYPES, MAX_TENSOR_NUMEL};
 pub use verify::{verify_function, verify_module, INVALID_IR};
