@@ -87,14 +87,16 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
                 plural(warnings, "warning", "warnings")
             ));
         }
-        let files = files_with_findings
-            .len()
-            .max(usize::from(finding_count > 0));
-        format!(
-            "Found {} in {files} {} ({checked} checked)",
-            parts.join(" and "),
-            plural(files, "file", "files")
-        )
+        let files = files_with_findings.len();
+        if files == 0 {
+            format!("Found {}", parts.join(" and "))
+        } else {
+            format!(
+                "Found {} in {files} {}",
+                parts.join(" and "),
+                plural(files, "file", "files")
+            )
+        }
     };
     out.summary(Stream::Stdout, &summary);
 

@@ -80,7 +80,10 @@ pub fn run(args: &RuleArgs, out: &Output) -> Exit {
                 "`tritonc rule --all` lists every code".to_string()
             } else {
                 let list: Vec<String> = similar.iter().map(|c| format!("`{c}`")).collect();
-                format!("codes in the same family: {}", list.join(", "))
+                format!(
+                    "similar codes: {}; `tritonc rule --all` lists every code",
+                    list.join(", ")
+                )
             };
             let diagnostic = Diagnostic::error(
                 codes::UNKNOWN_RULE_CODE,
