@@ -23,11 +23,16 @@
 //!   ([`ast::Constant::BigInt`]) for sema to reject.
 
 pub mod ast;
+mod autotune;
 pub mod codes;
 mod convert;
+pub mod discovery;
+pub mod resolve;
 mod subset;
 
 pub use codes::codes;
 pub use convert::{parse_module, ParsedModule};
+pub use discovery::{discover, Kernel, ModuleIndex};
+pub use resolve::NameResolver;
 pub use subset::check_kernel_subset;
 pub use tritonc_diagnostics::CodeDoc;
