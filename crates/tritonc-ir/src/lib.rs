@@ -58,10 +58,34 @@
 //! fill those with [`Builder::fill_block`] or [`Builder::set_insertion_end`], and add
 //! results later with [`Function::add_result`] when they are only known afterwards.
 //!
-//! # Text
+//! # Text, verification and passes
 //!
-//! [`print_module`] (or `Display`) prints the stable text form; see [`printer`] for its
-//! grammar.
+//! [`print_module`] (or `Display`) prints the stable text form (see [`printer`] for its
+//! grammar) and [`parse_module`] parses it back, with or without locations.
+//! [`verify_function`]/[`verify_module`] check the invariants and return
+//! [`Diagnostic`](tritonc_diagnostics::Diagnostic)s with code [`INVALID_IR`].
+//! [`PassManager`] runs [`Pass`]es ([`passes::DeadCodeElimination`],
+//! [`passes::ConstantFolding`]) and, in debug builds, the verifier after each one:
+//!
+//! ```
+//! use tritonc_ir::{parse_module, passes, PassManager};
+//! let mut m = parse_module("module {
+//!   tt.func public @k(%arg0: !tt.ptr<i32>) {
+//!     %0 = arith.constant 6 : i32
+//!     %1 = arith.constant 7 : i32
+//!     %2 = arith.muli %0, %1 : i32
+//!     tt.store %arg0, %2 : !tt.ptr<i32>, i32
+//!     tt.return
+//!   }
+//! }").unwrap();
+//! PassManager::new()
+//!     .add(passes::ConstantFolding)
+//!     .add(passes::DeadCodeElimination)
+//!     .run(&mut m)
+//!     .unwrap();
+//! assert!(m.to_string().contains("arith.constant 42 : i32"));
+//! assert!(!m.to_string().contains("arith.muli"));
+//! ```
 
 pub mod attrs;
 pub mod builder;
@@ -69,6 +93,8 @@ pub mod function;
 pub mod location;
 pub mod ops;
 pub mod parser;
+pub mod pass;
+pub mod passes;
 pub mod printer;
 pub mod types;
 pub mod verify;
@@ -81,6 +107,7 @@ pub use function::{
 pub use location::Location;
 pub use ops::*;
 pub use parser::{parse_module, ParseError, INVALID_IR_TEXT};
+pub use pass::{Pass, PassManager};
 pub use printer::{print_function, print_module, PrintOptions};
 pub use types::{DType, Dim, Elem, PtrType, Type, ALL_DTYPES, MAX_TENSOR_NUMEL};
 pub use verify::{verify_function, verify_module, INVALID_IR};
