@@ -1,23 +1,25 @@
-//! The one place the CLI calls the front end (tritonc-syntax): parse a file, find its
+//! The one place the CLI calls the front end (tritonc-syntax): parse a file, discover its
 //! kernels, check them against the accepted subset.
 //!
-//! Commands see only [`FileAnalysis`]; when the syntax crate's discovery and subset
-//! checker change shape, this module is the only one to follow.
+//! Commands see only [`FileAnalysis`]; when the syntax crate's API changes shape, this
+//! module is the only one to follow.
 
 use std::sync::Arc;
 
 use tritonc_diagnostics::{Diagnostic, FileId, SourceMap, Span};
-use tritonc_syntax::ast::{ExprKind, FunctionDef, Module, StmtKind};
+use tritonc_syntax::ast::Module;
+use tritonc_syntax::discovery::JitBinding;
+use tritonc_syntax::{discover, Kernel, ModuleIndex};
 
 /// A `@triton.jit` function found in a file.
 #[derive(Debug, Clone)]
 pub struct KernelSummary {
-    /// The function's name.
+    /// The module-level name the kernel is reachable under.
     pub name: String,
-    /// The span of the name in the `def` line.
+    /// Where the kernel gets that name: the `def`'s name, or a `k = triton.jit(f)` line.
     pub name_span: Span,
-    /// The function itself.
-    pub def: Arc<FunctionDef>,
+    /// Everything discovery knows about the kernel (definition, jit options, autotune).
+    pub kernel: Kernel,
 }
 
 /// What the front end found in one file.
@@ -25,50 +27,46 @@ pub struct KernelSummary {
 pub struct FileAnalysis {
     /// The parsed module (empty after a syntax error).
     pub module: Module,
+    /// The module's functions, kernels and constexpr globals, as discovery found them.
+    pub index: ModuleIndex,
     /// The `@triton.jit` functions, in source order.
     pub kernels: Vec<KernelSummary>,
-    /// Syntax errors and accepted-subset violations, in source order.
+    /// Syntax, discovery and accepted-subset diagnostics, in source order.
     pub diagnostics: Vec<Diagnostic>,
 }
 
 /// Parses `file`, discovers its kernels and checks each against the accepted subset.
-/// Diagnostics come out in source order.
 pub fn analyze_file(file: FileId, sources: &SourceMap) -> FileAnalysis {
     let text = sources.get(file).text();
     let parsed = tritonc_syntax::parse_module(file, text);
-    let mut analysis = FileAnalysis {
-        module: parsed.module,
-        kernels: Vec::new(),
-        diagnostics: parsed.diagnostics,
-    };
-    for stmt in &analysis.module.body {
-        if let StmtKind::FunctionDef(def) = &stmt.kind {
-            if def.decorators.iter().any(is_jit_decorator) {
-                analysis
-                    .diagnostics
-                    .extend(tritonc_syntax::check_kernel_subset(def));
-                analysis.kernels.push(KernelSummary {
-                    name: def.name.name.clone(),
-                    name_span: def.name.span,
-                    def: def.clone(),
-                });
-            }
-        }
-    }
-    analysis
-        .diagnostics
-        .sort_by_key(|d| d.primary_span().map(|s| (s.start, s.end)));
-    analysis
-}
+    let index = discover(&parsed.module);
+    let mut diagnostics = parsed.diagnostics;
+    diagnostics.extend(index.diagnostics.iter().cloned());
 
-/// `@triton.jit`, `@jit`, `@triton.jit(...)` and friends. Provisional: import-aware
-/// discovery belongs to tritonc-syntax and replaces this once it is available.
-fn is_jit_decorator(decorator: &tritonc_syntax::ast::Expr) -> bool {
-    let target = match &decorator.kind {
-        ExprKind::Call(call) => &call.func,
-        _ => decorator,
-    };
-    target
-        .dotted_path()
-        .is_some_and(|path| path == "jit" || path.ends_with(".jit"))
+    let mut checked: Vec<&Arc<tritonc_syntax::ast::FunctionDef>> = Vec::new();
+    let mut kernels = Vec::new();
+    for kernel in &index.kernels {
+        // A function rebound under two names is still checked once.
+        if !checked.iter().any(|def| Arc::ptr_eq(def, &kernel.def)) {
+            diagnostics.extend(tritonc_syntax::check_kernel_subset(&kernel.def));
+            checked.push(&kernel.def);
+        }
+        let name_span = match kernel.binding {
+            JitBinding::Decorator => kernel.def.name.span,
+            JitBinding::Rebinding(span) => span,
+        };
+        kernels.push(KernelSummary {
+            name: kernel.name.clone(),
+            name_span,
+            kernel: kernel.clone(),
+        });
+    }
+    kernels.sort_by_key(|k| k.name_span.start);
+    diagnostics.sort_by_key(|d| d.primary_span().map(|s| (s.start, s.end)));
+    FileAnalysis {
+        module: parsed.module,
+        index,
+        kernels,
+        diagnostics,
+    }
 }

@@ -495,3 +495,31 @@ fn usage_errors_exit_2_and_help_exits_0() {
         format!("tritonc {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+// ---- compile: signatures ----
+
+#[test]
+fn compile_checks_the_signature_before_emitting() {
+    check(
+        "compile_bad_signature_dtype",
+        &[
+            "compile",
+            "add.py",
+            "--signature",
+            "*fp32:16, *fp99, *fp32, i32, 1024",
+            "--emit",
+            "ttir",
+        ],
+        2,
+    );
+    let good = tritonc(&[
+        "compile",
+        "add.py",
+        "--signature",
+        "*fp32:16, *fp32:16, *fp32:16, i32, 1024",
+        "--emit",
+        "ttir",
+    ]);
+    assert_eq!(good.code, 4, "{}", good.transcript());
+    assert!(good.stderr.contains("E0590"), "{}", good.stderr);
+}

@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use tritonc_diagnostics::{Diagnostic, Severity, SourceMap};
+use tritonc_diagnostics::{Diagnostic, Severity, SourceMap, Span};
+use tritonc_sema::{LaunchOptions, Specialization};
 
 use crate::cli::CompileArgs;
 use crate::codes;
@@ -37,13 +38,15 @@ pub enum StageError {
 }
 
 /// Lowers `kernel` to the tile IR and returns its textual form. This is where
-/// `--emit ttir` meets tritonc-sema.
+/// `--emit ttir` meets tritonc-sema. `specialization` is the bound `--signature` (`None`
+/// when none was given).
 pub fn emit_ttir(
     kernel: &KernelSummary,
+    specialization: Option<&Specialization>,
     request: &CompileRequest,
     sources: &SourceMap,
 ) -> Result<String, StageError> {
-    let _ = (kernel, request, sources);
+    let _ = (kernel, specialization, request, sources);
     Err(StageError::NotImplemented(
         "`--emit ttir` is not implemented yet: lowering to the tile IR is not available in this \
          build"
@@ -69,9 +72,17 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
         }
     };
 
+    let specialization = match specialize(&kernel, &request, &mut sources) {
+        Ok(specialization) => specialization,
+        Err(diagnostics) => {
+            out.diagnostics(Stream::Stderr, &diagnostics, &sources);
+            return Exit::InputError;
+        }
+    };
+
     for &stage in &request.stages {
         let result = match stage {
-            Stage::Ttir => emit_ttir(&kernel, &request, &sources),
+            Stage::Ttir => emit_ttir(&kernel, specialization.as_ref(), &request, &sources),
             _ => Err(StageError::NotImplemented(format!(
                 "`--emit {}` needs the {} back end, which is not available in this build yet",
                 stage.name(),
@@ -102,6 +113,45 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
         }
     }
     Exit::Success
+}
+
+/// Parses `--signature` (registered in `sources` as the file `<--signature>`, so its
+/// errors point into it) and binds it to the kernel's parameters.
+fn specialize(
+    kernel: &KernelSummary,
+    request: &CompileRequest,
+    sources: &mut SourceMap,
+) -> Result<Option<Specialization>, Vec<Diagnostic>> {
+    let Some(text) = request.signature.as_deref() else {
+        return Ok(None);
+    };
+    let file = sources.add("<--signature>", text.to_string());
+    let items = tritonc_sema::spec::parse_signature(text, file)?;
+    // Parameters that autotune configs or heuristics fill take no signature item.
+    let found = &kernel.kernel;
+    let mut meta: Vec<&str> = found.heuristics.iter().map(|h| h.name.as_str()).collect();
+    if let Some(autotune) = &found.autotune {
+        for config in &autotune.configs {
+            meta.extend(config.kwargs.iter().map(|(name, _)| name.as_str()));
+        }
+    }
+    meta.sort_unstable();
+    meta.dedup();
+    let target = match request.target.vendor {
+        Vendor::Nvidia => tritonc_sema::Target::cuda(request.target.capability),
+        Vendor::Amd => tritonc_sema::Target {
+            backend: "hip".into(),
+            arch: request.target.name.to_string(),
+            warp_size: 64,
+        },
+    };
+    let options = LaunchOptions {
+        num_warps: request.num_warps,
+        num_stages: request.num_stages,
+        target,
+    };
+    let span = Span::new(file, 0, text.len() as u32);
+    tritonc_sema::spec::bind_signature(&found.def, &items, &meta, options, span).map(Some)
 }
 
 /// Checks `--num-warps`, `--target` and `--emit`; reports every bad option at once.
