@@ -61,7 +61,11 @@ pub fn parse_module(file: FileId, text: &str) -> ParsedModule {
             }
         }
         Err(err) => {
-            let offset = u32::from(err.offset).min(whole.end);
+            let mut offset = (u32::from(err.offset) as usize).min(text.len());
+            while !text.is_char_boundary(offset) {
+                offset -= 1;
+            }
+            let offset = offset as u32;
             let diag = syntax_error(file, text, offset, &err.error);
             ParsedModule {
                 module: Module {
