@@ -17,10 +17,12 @@
 pub mod builtins;
 pub mod codes;
 pub mod constexpr;
+pub mod lower;
 pub mod promote;
 pub mod spec;
 pub mod value;
 
 pub use codes::codes;
+pub use lower::{lower_kernel, LowerCx, ModuleScope};
 pub use spec::{ArgSpec, LaunchOptions, Specialization, SpecializationKey, Target};
 pub use value::{BlockPtrValue, Constexpr, SemaValue, TensorValue};

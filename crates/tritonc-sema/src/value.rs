@@ -290,6 +290,8 @@ pub enum SemaValue {
     Tuple(Vec<SemaValue>),
     /// A block pointer.
     BlockPtr(Box<BlockPtrValue>),
+    /// A tensor method bound to its receiver (`x.to`, `x.sum`), called through the builtins.
+    TensorMethod(TensorValue, Arc<str>),
 }
 
 impl SemaValue {
@@ -333,6 +335,7 @@ impl SemaValue {
             SemaValue::Tensor(t) => format!("`{}`", t.ty),
             SemaValue::Tuple(_) => "tuple".into(),
             SemaValue::BlockPtr(_) => "block pointer".into(),
+            SemaValue::TensorMethod(_, m) => format!("method `{m}`"),
         }
     }
 

@@ -1,0 +1,567 @@
+//! Operators on runtime values: materializing Python numbers, casts, broadcasting, binary
+//! and unary operators, and `x[:, None]` indexing.
+
+use tritonc_diagnostics::{Diagnostic, Span};
+use tritonc_ir::{BinaryOp, CastOp, CmpFPredicate, CmpIPredicate, DType, Dim, Elem, Type};
+use tritonc_syntax::ast::{Constant, Expr, ExprKind, UnaryOp};
+
+use crate::codes;
+use crate::lower::LowerCx;
+use crate::promote::{self, BinaryKind, Operand};
+use crate::value::{Constexpr, SemaValue, TensorValue};
+
+fn err(code: tritonc_diagnostics::Code, span: Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(code, msg).with_primary(span, "")
+}
+
+/// A Python number as a scalar constant of `dtype`.
+pub fn constant(
+    cx: &mut LowerCx<'_>,
+    c: &Constexpr,
+    dtype: DType,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    let ty = Type::Scalar(dtype);
+    let id = if dtype.is_float() {
+        let f = c.as_f64().ok_or_else(|| {
+            err(
+                codes::INVALID_OPERAND,
+                span,
+                format!("expected a number, got {}", c.type_name()),
+            )
+        })?;
+        cx.builder(span).const_float(f, ty.clone())
+    } else {
+        let v = match c {
+            Constexpr::Float(f) => f.trunc() as i128,
+            other => other.as_int().ok_or_else(|| {
+                err(
+                    codes::INVALID_OPERAND,
+                    span,
+                    format!("expected a number, got {}", other.type_name()),
+                )
+            })?,
+        };
+        cx.builder(span).const_int(v, ty.clone())
+    };
+    Ok(TensorValue { id, ty })
+}
+
+/// A value as a runtime value; Python numbers get their literal dtype (`to_tensor`).
+pub fn to_tensor(
+    cx: &mut LowerCx<'_>,
+    v: SemaValue,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    match v {
+        SemaValue::Tensor(t) => Ok(t),
+        SemaValue::Const(c) if c.is_number() => {
+            let op = match c {
+                Constexpr::Bool(b) => Operand::Bool(b),
+                Constexpr::Float(f) => Operand::Float(f),
+                ref o => Operand::Int(o.as_int().unwrap_or(0)),
+            };
+            let d = promote::literal_dtype(op).map_err(|e| err(e.code, span, e.message))?;
+            constant(cx, &c, d, span)
+        }
+        other => Err(err(
+            codes::INVALID_OPERAND,
+            span,
+            format!("expected a tensor or a number, got {}", other.describe()),
+        )),
+    }
+}
+
+/// A value as a runtime value of `dtype` (numbers as constants, tensors cast).
+pub fn to_tensor_as(
+    cx: &mut LowerCx<'_>,
+    v: SemaValue,
+    dtype: DType,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    match v {
+        SemaValue::Const(c) if c.is_number() => constant(cx, &c, dtype, span),
+        other => {
+            let t = to_tensor(cx, other, span)?;
+            cast(cx, t, dtype, span)
+        }
+    }
+}
+
+fn with_elem(t: &Type, d: DType) -> Type {
+    t.with_dtype(d)
+}
+
+/// Converts `t` to `to` the way Triton's `semantic.cast` does.
+pub fn cast(
+    cx: &mut LowerCx<'_>,
+    t: TensorValue,
+    to: DType,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    cast_rounded(cx, t, to, None, span)
+}
+
+/// [`cast`] with an explicit float rounding mode for narrowing (`fp_downcast_rounding`).
+pub fn cast_rounded(
+    cx: &mut LowerCx<'_>,
+    t: TensorValue,
+    to: DType,
+    rounding: Option<tritonc_ir::RoundingMode>,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    let Some(from) = t.ty.dtype() else {
+        return Err(err(
+            codes::INVALID_CAST,
+            span,
+            format!("cannot convert a pointer `{}` to `{to}` by value", t.ty),
+        ));
+    };
+    if from == to {
+        return Ok(t);
+    }
+    let narrowing_float =
+        from.is_float() && to.is_float() && to.fp_mantissa_width() < from.fp_mantissa_width();
+    if rounding.is_some() && !narrowing_float {
+        return Err(err(
+            codes::INVALID_CAST,
+            span,
+            "`fp_downcast_rounding` applies only to float narrowing",
+        ));
+    }
+    // fp16/bf16 to anything but fp32 goes through fp32.
+    if matches!(from, DType::F16 | DType::BF16) && to != DType::F32 && !to.is_fp8() {
+        let mid = cast(cx, t, DType::F32, span)?;
+        return cast_rounded(cx, mid, to, rounding, span);
+    }
+    let ty = with_elem(&t.ty, to);
+    let mut b = cx.builder(span);
+    let id = if from.is_fp8() || to.is_fp8() {
+        if from.is_float() && to.is_float() {
+            let r = if narrowing_float {
+                Some(rounding.unwrap_or(tritonc_ir::RoundingMode::Rtne))
+            } else {
+                None
+            };
+            b.fp_to_fp(t.id, to, r)
+        } else {
+            drop(b);
+            let mid = cast(cx, t, DType::F32, span)?;
+            return cast_rounded(cx, mid, to, rounding, span);
+        }
+    } else if from.is_float() && to.is_float() {
+        if narrowing_float {
+            match rounding {
+                Some(r) => b.truncf_rounded(t.id, to, r),
+                None => b.cast(CastOp::TruncF, t.id, to),
+            }
+        } else {
+            b.cast(CastOp::ExtF, t.id, to)
+        }
+    } else if to == DType::I1 {
+        // Cast to bool means `!= 0`.
+        let zero = if from.is_float() {
+            b.const_float(0.0, t.ty.clone())
+        } else {
+            b.const_int(0, t.ty.clone())
+        };
+        if from.is_float() {
+            b.cmpf(CmpFPredicate::Une, t.id, zero)
+        } else {
+            b.cmpi(CmpIPredicate::Ne, t.id, zero)
+        }
+    } else if from.is_int() && to.is_int() {
+        let (fb, tb) = (from.bitwidth().unwrap_or(0), to.bitwidth().unwrap_or(0));
+        if fb == tb {
+            // Same width, other signedness: the bits are the value.
+            b.cast(CastOp::Bitcast, t.id, to)
+        } else if fb > tb {
+            b.cast(CastOp::TruncI, t.id, to)
+        } else if from.is_signed() {
+            b.cast(CastOp::ExtSI, t.id, to)
+        } else {
+            b.cast(CastOp::ExtUI, t.id, to)
+        }
+    } else if from.is_int() {
+        if from.is_signed() {
+            b.cast(CastOp::SIToFP, t.id, to)
+        } else {
+            b.cast(CastOp::UIToFP, t.id, to)
+        }
+    } else if to.is_signed() {
+        b.cast(CastOp::FPToSI, t.id, to)
+    } else {
+        b.cast(CastOp::FPToUI, t.id, to)
+    };
+    Ok(TensorValue { id, ty })
+}
+
+/// Splats or broadcasts `t` to `shape` (Triton's `broadcast_impl_shape`).
+pub fn broadcast_to_shape(
+    cx: &mut LowerCx<'_>,
+    t: TensorValue,
+    shape: &[u64],
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    if shape.is_empty() {
+        return Ok(t);
+    }
+    if !t.is_block() {
+        let id = cx.builder(span).splat(t.id, shape);
+        return Ok(cx.tensor(id));
+    }
+    let src = t.ty.known_shape().unwrap_or_default();
+    if src == shape {
+        return Ok(t);
+    }
+    if src.len() != shape.len() || src.iter().zip(shape).any(|(s, d)| s != d && *s != 1) {
+        return Err(err(
+            codes::SHAPE_MISMATCH,
+            span,
+            format!("cannot broadcast `{}` to shape {shape:?}", t.ty),
+        ));
+    }
+    let id = cx.builder(span).broadcast(t.id, shape);
+    Ok(cx.tensor(id))
+}
+
+/// Makes two values the same shape (Triton's `broadcast_impl_value`).
+pub fn broadcast_pair(
+    cx: &mut LowerCx<'_>,
+    a: TensorValue,
+    b: TensorValue,
+    span: Span,
+) -> Result<(TensorValue, TensorValue), Diagnostic> {
+    match (a.is_block(), b.is_block()) {
+        (false, false) => Ok((a, b)),
+        (true, false) => {
+            let s = a.ty.known_shape().unwrap_or_default();
+            let b = broadcast_to_shape(cx, b, &s, span)?;
+            Ok((a, b))
+        }
+        (false, true) => {
+            let s = b.ty.known_shape().unwrap_or_default();
+            let a = broadcast_to_shape(cx, a, &s, span)?;
+            Ok((a, b))
+        }
+        (true, true) => {
+            let (mut a, mut b) = (a, b);
+            while a.ty.rank() < b.ty.rank() {
+                let id = cx.builder(span).expand_dims(a.id, 0);
+                a = cx.tensor(id);
+            }
+            while b.ty.rank() < a.ty.rank() {
+                let id = cx.builder(span).expand_dims(b.id, 0);
+                b = cx.tensor(id);
+            }
+            let (sa, sb) = (
+                a.ty.known_shape().unwrap_or_default(),
+                b.ty.known_shape().unwrap_or_default(),
+            );
+            let mut out = Vec::new();
+            for (i, (x, y)) in sa.iter().zip(&sb).enumerate() {
+                out.push(if x == y || *y == 1 {
+                    *x
+                } else if *x == 1 {
+                    *y
+                } else {
+                    return Err(err(
+                        codes::SHAPE_MISMATCH,
+                        span,
+                        format!(
+                            "incompatible dimensions at index {i}: {x} and {y} (`{}` and `{}`)",
+                            a.ty, b.ty
+                        ),
+                    ));
+                });
+            }
+            let a = broadcast_to_shape(cx, a, &out, span)?;
+            let b = broadcast_to_shape(cx, b, &out, span)?;
+            Ok((a, b))
+        }
+    }
+}
+
+fn operand(v: &SemaValue, span: Span) -> Result<Operand, Diagnostic> {
+    match v {
+        SemaValue::Tensor(t) => match t.ty.dtype() {
+            Some(d) => Ok(Operand::Tensor(d)),
+            None => Err(err(
+                codes::INCOMPATIBLE_TYPES,
+                span,
+                format!("pointer `{}` in arithmetic", t.ty),
+            )),
+        },
+        SemaValue::Const(Constexpr::Bool(b)) => Ok(Operand::Bool(*b)),
+        SemaValue::Const(Constexpr::Int(i)) => Ok(Operand::Int(*i)),
+        SemaValue::Const(Constexpr::Float(f)) => Ok(Operand::Float(*f)),
+        other => Err(err(
+            codes::INCOMPATIBLE_TYPES,
+            span,
+            format!("{} is not a number or a tensor", other.describe()),
+        )),
+    }
+}
+
+fn is_ptr(v: &SemaValue) -> bool {
+    matches!(v, SemaValue::Tensor(t) if t.ty.is_ptr_like())
+}
+
+/// Pointer arithmetic: `ptr + int` / `int + ptr` / `ptr - int`.
+fn pointer_offset(
+    cx: &mut LowerCx<'_>,
+    kind: BinaryKind,
+    lhs: SemaValue,
+    rhs: SemaValue,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    let (ptr, off) = if is_ptr(&lhs) { (lhs, rhs) } else { (rhs, lhs) };
+    if is_ptr(&off) {
+        return Err(err(
+            codes::INCOMPATIBLE_TYPES,
+            span,
+            "cannot add two pointers",
+        ));
+    }
+    if kind == BinaryKind::Sub && !is_ptr(&ptr) {
+        return Err(err(
+            codes::INCOMPATIBLE_TYPES,
+            span,
+            "cannot subtract a pointer from an integer",
+        ));
+    }
+    let ptr = to_tensor(cx, ptr, span)?;
+    let mut off = to_tensor(cx, off, span)?;
+    if !off.ty.is_int_like() {
+        return Err(err(
+            codes::INCOMPATIBLE_TYPES,
+            span,
+            format!("a pointer offset must be an integer, not `{}`", off.ty),
+        ));
+    }
+    if kind == BinaryKind::Sub {
+        off = unary(cx, UnaryOp::Neg, off, span)?;
+    }
+    // addptr treats offsets as signed: unsigned offsets narrower than 64 bits are zero-extended.
+    if let Some(d) = off.ty.dtype() {
+        if d.is_unsigned() && d.bitwidth().unwrap_or(64) < 64 {
+            let ty = off.ty.with_dtype(DType::I64);
+            let id = cx.builder(span).cast(CastOp::ExtUI, off.id, DType::I64);
+            off = TensorValue { id, ty };
+        }
+    }
+    let (ptr, off) = broadcast_pair(cx, ptr, off, span)?;
+    let id = cx.builder(span).addptr(ptr.id, off.id);
+    Ok(cx.tensor(id))
+}
+
+/// `lhs op rhs` with at least one runtime operand.
+pub fn binary(
+    cx: &mut LowerCx<'_>,
+    kind: BinaryKind,
+    lhs: SemaValue,
+    rhs: SemaValue,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    if (is_ptr(&lhs) || is_ptr(&rhs)) && matches!(kind, BinaryKind::Add | BinaryKind::Sub) {
+        return pointer_offset(cx, kind, lhs, rhs, span);
+    }
+    let (a, b) = (operand(&lhs, span)?, operand(&rhs, span)?);
+    let p = promote::promote_binary(kind, a, b).map_err(|e| err(e.code, span, e.message))?;
+    // `>>` picks arithmetic or logical from the left operand's own signedness.
+    let lhs_signed = matches!(a, Operand::Tensor(d) if d.is_signed())
+        || !matches!(a, Operand::Tensor(_)) && p.operand.is_signed();
+    let x = to_tensor_as(cx, lhs, p.operand, span)?;
+    let y = to_tensor_as(cx, rhs, p.operand, span)?;
+    let (x, y) = broadcast_pair(cx, x, y, span)?;
+    let d = p.operand;
+    let f = d.is_float();
+    let signed = d.is_signed();
+    let mut bld = cx.builder(span);
+    use BinaryKind::*;
+    let id = match kind {
+        Lt | Le | Gt | Ge | Eq | Ne => {
+            if f {
+                let pred = match kind {
+                    Lt => CmpFPredicate::Olt,
+                    Le => CmpFPredicate::Ole,
+                    Gt => CmpFPredicate::Ogt,
+                    Ge => CmpFPredicate::Oge,
+                    Eq => CmpFPredicate::Oeq,
+                    _ => CmpFPredicate::Une,
+                };
+                bld.cmpf(pred, x.id, y.id)
+            } else {
+                let pred = match (kind, signed) {
+                    (Lt, true) => CmpIPredicate::Slt,
+                    (Lt, false) => CmpIPredicate::Ult,
+                    (Le, true) => CmpIPredicate::Sle,
+                    (Le, false) => CmpIPredicate::Ule,
+                    (Gt, true) => CmpIPredicate::Sgt,
+                    (Gt, false) => CmpIPredicate::Ugt,
+                    (Ge, true) => CmpIPredicate::Sge,
+                    (Ge, false) => CmpIPredicate::Uge,
+                    (Eq, _) => CmpIPredicate::Eq,
+                    _ => CmpIPredicate::Ne,
+                };
+                bld.cmpi(pred, x.id, y.id)
+            }
+        }
+        _ => {
+            let op = match (kind, f) {
+                (Add, true) => BinaryOp::AddF,
+                (Add, false) => BinaryOp::AddI,
+                (Sub, true) => BinaryOp::SubF,
+                (Sub, false) => BinaryOp::SubI,
+                (Mul, true) => BinaryOp::MulF,
+                (Mul, false) => BinaryOp::MulI,
+                (Div, _) => BinaryOp::DivF,
+                (FloorDiv, _) if signed => BinaryOp::DivSI,
+                (FloorDiv, _) => BinaryOp::DivUI,
+                (Mod, true) => BinaryOp::RemF,
+                (Mod, false) if signed => BinaryOp::RemSI,
+                (Mod, false) => BinaryOp::RemUI,
+                (And, _) => BinaryOp::AndI,
+                (Or, _) => BinaryOp::OrI,
+                (Xor, _) => BinaryOp::XOrI,
+                (Shl, _) => BinaryOp::ShLI,
+                (Shr, _) if lhs_signed => BinaryOp::ShRSI,
+                (Shr, _) => BinaryOp::ShRUI,
+                (Maximum, true) => BinaryOp::MaxNumF,
+                (Maximum, false) if signed => BinaryOp::MaxSI,
+                (Maximum, false) => BinaryOp::MaxUI,
+                (Minimum, true) => BinaryOp::MinNumF,
+                (Minimum, false) if signed => BinaryOp::MinSI,
+                (Minimum, false) => BinaryOp::MinUI,
+                _ => {
+                    return Err(err(
+                        codes::INCOMPATIBLE_TYPES,
+                        span,
+                        format!("`{kind:?}` is not an arithmetic operator"),
+                    ))
+                }
+            };
+            bld.binary(op, x.id, y.id)
+        }
+    };
+    Ok(cx.tensor(id))
+}
+
+/// `-x`, `~x`, `not x` on a runtime value (`+x` is an error in Triton 3.6).
+pub fn unary(
+    cx: &mut LowerCx<'_>,
+    op: UnaryOp,
+    t: TensorValue,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    let Some(d) = t.ty.dtype() else {
+        return Err(err(
+            codes::INCOMPATIBLE_TYPES,
+            span,
+            format!("wrong operand for unary `{}`: `{}`", op.symbol(), t.ty),
+        ));
+    };
+    match op {
+        UnaryOp::Pos => Err(err(
+            codes::INCOMPATIBLE_TYPES,
+            span,
+            "unary `+` is not defined on tensors in Triton 3.6",
+        )),
+        UnaryOp::Neg => {
+            let zero = TensorValue {
+                id: if d.is_float() {
+                    cx.builder(span).const_float(0.0, Type::Scalar(d))
+                } else {
+                    cx.builder(span).const_int(0, Type::Scalar(d))
+                },
+                ty: Type::Scalar(d),
+            };
+            binary(
+                cx,
+                BinaryKind::Sub,
+                SemaValue::Tensor(zero),
+                SemaValue::Tensor(t),
+                span,
+            )
+        }
+        UnaryOp::Invert | UnaryOp::Not => {
+            if op == UnaryOp::Not && d != DType::I1 {
+                return Err(err(
+                    codes::INCOMPATIBLE_TYPES,
+                    span,
+                    format!("`not` needs a boolean value, not `{d}`"),
+                ));
+            }
+            if d.is_float() {
+                return Err(err(
+                    codes::INCOMPATIBLE_TYPES,
+                    span,
+                    format!("`~` is not defined on `{d}`"),
+                ));
+            }
+            let ones = cx.builder(span).const_int(-1, Type::Scalar(d));
+            let ones = TensorValue {
+                id: ones,
+                ty: Type::Scalar(d),
+            };
+            binary(
+                cx,
+                BinaryKind::Xor,
+                SemaValue::Tensor(t),
+                SemaValue::Tensor(ones),
+                span,
+            )
+        }
+    }
+}
+
+/// `x[None, :]`-style indexing: `None` inserts a dim, `:` keeps one.
+pub fn index_none_slice(
+    cx: &mut LowerCx<'_>,
+    t: TensorValue,
+    index: &Expr,
+) -> Result<TensorValue, Diagnostic> {
+    let items: Vec<&Expr> = match &index.kind {
+        ExprKind::Tuple(items) => items.iter().collect(),
+        _ => vec![index],
+    };
+    let mut out = t;
+    let mut dim = 0u32;
+    for it in items {
+        match &it.kind {
+            ExprKind::Constant(Constant::None) => {
+                let id = if out.is_block() {
+                    cx.builder(index.span).expand_dims(out.id, dim)
+                } else {
+                    cx.builder(index.span).splat(out.id, &[1])
+                };
+                out = cx.tensor(id);
+                dim += 1;
+            }
+            ExprKind::Slice {
+                lower: None,
+                upper: None,
+                step: None,
+            } => {
+                if dim as usize >= out.ty.rank() {
+                    return Err(err(
+                        codes::INVALID_AXIS,
+                        it.span,
+                        format!("`:` past the last dim of `{}`", out.ty),
+                    ));
+                }
+                dim += 1;
+            }
+            _ => {
+                return Err(Diagnostic::error(
+                    codes::UNSUPPORTED_CONSTRUCT,
+                    "tensors can only be indexed with `None` and `:`",
+                )
+                .with_primary(it.span, "")
+                .with_help("build offsets with `tl.arange` and load through pointers"))
+            }
+        }
+    }
+    let _ = (Dim::Unknown, Elem::DType(DType::I1));
+    Ok(out)
+}

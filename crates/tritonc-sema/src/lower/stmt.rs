@@ -1,0 +1,543 @@
+//! Statements and control flow: assignments, `if` (folded on constexprs, `scf.if` on
+//! scalar tensors), `for` over `range`/`tl.range` (`scf.for`) and `tl.static_range`
+//! (unrolled), `return`, `assert`.
+
+use indexmap::IndexMap;
+use tritonc_diagnostics::{Diagnostic, Span};
+use tritonc_syntax::ast::{Expr, ExprKind, Stmt, StmtKind};
+
+use super::LowerCx;
+use crate::builtins::arith;
+use crate::codes;
+use crate::constexpr::calls::range_values;
+use crate::promote::{integer_promote, literal_dtype, Operand};
+use crate::value::{Constexpr, SemaValue, TensorValue};
+
+fn unsupported(span: Span, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::UNSUPPORTED_CONSTRUCT,
+        format!("{what} is not supported in Triton kernels"),
+    )
+    .with_primary(span, "")
+}
+
+/// Names a statement list assigns, in order of first assignment, with that span.
+fn assigned_names(body: &[Stmt], out: &mut IndexMap<String, Span>) {
+    fn target(e: &Expr, out: &mut IndexMap<String, Span>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                out.entry(n.clone()).or_insert(e.span);
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                items.iter().for_each(|i| target(i, out))
+            }
+            _ => {}
+        }
+    }
+    for s in body {
+        match &s.kind {
+            StmtKind::Assign { targets, .. } => targets.iter().for_each(|t| target(t, out)),
+            StmtKind::AnnAssign { target: t, .. } | StmtKind::AugAssign { target: t, .. } => {
+                target(t, out)
+            }
+            StmtKind::If { body, orelse, .. } | StmtKind::While { body, orelse, .. } => {
+                assigned_names(body, out);
+                assigned_names(orelse, out);
+            }
+            StmtKind::For {
+                target: t, body, ..
+            } => {
+                target(t, out);
+                assigned_names(body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl LowerCx<'_> {
+    /// Lowers statements until the end or a `return`.
+    pub(crate) fn lower_body(&mut self, body: &[Stmt]) -> Result<(), Diagnostic> {
+        for s in body {
+            if self.frame().returned.is_some() {
+                break;
+            }
+            self.lower_stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn lower_stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+        match &s.kind {
+            StmtKind::Pass => Ok(()),
+            StmtKind::Expr(e) => {
+                // Docstrings and other constant expressions have no effect.
+                self.lower_expr(e).map(|_| ())
+            }
+            StmtKind::Assign { targets, value } => {
+                let v = self.lower_expr(value)?;
+                for t in targets {
+                    self.assign(t, v.clone())?;
+                }
+                Ok(())
+            }
+            StmtKind::AnnAssign {
+                target,
+                annotation,
+                value,
+            } => {
+                let Some(value) = value else { return Ok(()) };
+                let mut v = self.lower_expr(value)?;
+                if crate::spec::is_constexpr_annotation(annotation) {
+                    if !matches!(v, SemaValue::Const(_)) {
+                        return Err(Diagnostic::error(
+                            codes::NOT_CONSTEXPR,
+                            "a `tl.constexpr` variable needs a compile-time value",
+                        )
+                        .with_primary(value.span, format!("this is {}", v.describe())));
+                    }
+                    if let Some(n) = target.as_name() {
+                        self.frame().constexpr_locals.push(n.to_string());
+                    }
+                } else if let Some(dt) = self
+                    .lower_expr(annotation)
+                    .ok()
+                    .and_then(|a| a.as_const().and_then(Constexpr::as_dtype))
+                {
+                    // `x: tl.float32 = v` converts like Triton's annotated assignment.
+                    let t = arith::to_tensor(self, v, value.span)?;
+                    v = SemaValue::Tensor(arith::cast(self, t, dt, value.span)?);
+                }
+                self.assign(target, v)
+            }
+            StmtKind::AugAssign { target, op, value } => {
+                let cur = self.lower_expr(target)?;
+                let rhs = self.lower_expr(value)?;
+                let v = self.binary_op(*op, cur, rhs, s.span)?;
+                self.assign(target, v)
+            }
+            StmtKind::If { test, body, orelse } => self.lower_if(test, body, orelse, s.span),
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+                ..
+            } => {
+                if !orelse.is_empty() {
+                    return Err(unsupported(s.span, "`for ... else`"));
+                }
+                self.lower_for(target, iter, body, s.span)
+            }
+            StmtKind::Return(value) => {
+                let v = match value {
+                    Some(e) => self.lower_expr(e)?,
+                    None => SemaValue::Const(Constexpr::None),
+                };
+                self.frame().returned = Some((v, s.span));
+                Ok(())
+            }
+            StmtKind::Assert { test, msg } => {
+                let c = self.lower_expr(test)?;
+                match c {
+                    SemaValue::Const(c) if c.truthy() => Ok(()),
+                    SemaValue::Const(_) => {
+                        let m = match msg.as_ref().map(|m| self.lower_expr(m)).transpose()? {
+                            Some(SemaValue::Const(Constexpr::Str(s))) => format!(": {s}"),
+                            _ => String::new(),
+                        };
+                        Err(Diagnostic::error(
+                            codes::STATIC_ASSERT_FAILED,
+                            format!("assertion failed at compile time{m}"),
+                        )
+                        .with_primary(test.span, "this is false for this specialization"))
+                    }
+                    // Device asserts emit nothing unless debug is on (Triton's default).
+                    _ => Ok(()),
+                }
+            }
+            StmtKind::While { .. } => Err(Diagnostic::error(
+                codes::UNSUPPORTED_CONSTRUCT,
+                "`while` loops are not lowered by tritonc yet",
+            )
+            .with_primary(s.span, "")),
+            StmtKind::Break => Err(unsupported(s.span, "`break`")),
+            StmtKind::Continue => Err(unsupported(s.span, "`continue`")),
+            _ => Err(unsupported(s.span, "this statement")),
+        }
+    }
+
+    /// Binds `value` to an assignment target (a name or a tuple of targets).
+    fn assign(&mut self, target: &Expr, value: SemaValue) -> Result<(), Diagnostic> {
+        match &target.kind {
+            ExprKind::Name(n) => {
+                if self.frame().constexpr_locals.contains(n) && self.frame().vars.contains_key(n) {
+                    return Err(Diagnostic::error(
+                        codes::NOT_CONSTEXPR,
+                        format!("`{n}` is a `tl.constexpr` and cannot be reassigned"),
+                    )
+                    .with_primary(target.span, ""));
+                }
+                self.frame().vars.insert(n.clone(), value);
+                Ok(())
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                let Some(values) = value.tuple_items() else {
+                    return Err(Diagnostic::error(
+                        codes::INCOMPATIBLE_TYPES,
+                        format!(
+                            "cannot unpack {} into {} targets",
+                            value.describe(),
+                            items.len()
+                        ),
+                    )
+                    .with_primary(target.span, ""));
+                };
+                if values.len() != items.len() {
+                    return Err(Diagnostic::error(
+                        codes::INCOMPATIBLE_TYPES,
+                        format!(
+                            "cannot unpack {} values into {} targets",
+                            values.len(),
+                            items.len()
+                        ),
+                    )
+                    .with_primary(target.span, ""));
+                }
+                for (t, v) in items.iter().zip(values) {
+                    self.assign(t, v)?;
+                }
+                Ok(())
+            }
+            _ => Err(unsupported(target.span, "assigning to this target")),
+        }
+    }
+
+    fn lower_if(
+        &mut self,
+        test: &Expr,
+        body: &[Stmt],
+        orelse: &[Stmt],
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let cond = self.lower_expr(test)?;
+        let cond = match cond {
+            SemaValue::Const(c) => {
+                // Folded before type checking: only the taken branch is analysed.
+                return if c.truthy() {
+                    self.lower_body(body)
+                } else {
+                    self.lower_body(orelse)
+                };
+            }
+            SemaValue::Tensor(t) => t,
+            other => {
+                return Err(Diagnostic::error(
+                    codes::NON_SCALAR_CONDITION,
+                    format!("cannot branch on {}", other.describe()),
+                )
+                .with_primary(test.span, ""))
+            }
+        };
+        let cond = self.scalar_condition(cond, test.span)?;
+        let before = self.frame().vars.clone();
+        let outer = self.block;
+        let if_op = self.builder(span).scf_if(cond.id, Vec::new());
+
+        self.block = if_op.then_block;
+        self.lower_body(body)?;
+        let then_vars = std::mem::replace(&mut self.frame().vars, before.clone());
+        let then_returned = self.frame().returned.take();
+        self.block = if_op.else_block;
+        self.lower_body(orelse)?;
+        let else_vars = std::mem::replace(&mut self.frame().vars, before.clone());
+        let else_returned = self.frame().returned.take();
+        if let Some((_, s)) = then_returned.or(else_returned) {
+            return Err(Diagnostic::error(
+                codes::INVALID_RETURN,
+                "`return` inside a runtime `if` is not lowered by tritonc yet",
+            )
+            .with_primary(s, ""));
+        }
+        // Merged: defined before the if, or assigned in both branches.
+        let mut merged = Vec::new();
+        for (name, tv) in &then_vars {
+            let Some(ev) = else_vars.get(name) else {
+                continue;
+            };
+            if before.get(name) == Some(tv) && tv == ev {
+                continue;
+            }
+            merged.push((name.clone(), tv.clone(), ev.clone()));
+        }
+        let mut then_vals = Vec::new();
+        let mut else_vals = Vec::new();
+        let mut types = Vec::new();
+        for (name, tv, ev) in &merged {
+            self.block = if_op.then_block;
+            let t = arith::to_tensor(self, tv.clone(), span)?;
+            self.block = if_op.else_block;
+            let e = arith::to_tensor(self, ev.clone(), span)?;
+            if t.ty != e.ty {
+                return Err(Diagnostic::error(
+                    codes::BRANCH_TYPE_MISMATCH,
+                    format!(
+                        "`{name}` is `{}` in one branch and `{}` in the other",
+                        t.ty, e.ty
+                    ),
+                )
+                .with_primary(span, format!("`{name}` must have one type after this `if`")));
+            }
+            types.push(t.ty.clone());
+            then_vals.push(t.id);
+            else_vals.push(e.id);
+        }
+        self.block = if_op.then_block;
+        self.builder(span).yield_(&then_vals);
+        self.block = if_op.else_block;
+        self.builder(span).yield_(&else_vals);
+        self.block = outer;
+        self.frame().vars = before;
+        for ((name, _, _), ty) in merged.into_iter().zip(types) {
+            let r = self.func.add_result(if_op.op, ty.clone());
+            self.frame()
+                .vars
+                .insert(name, SemaValue::Tensor(TensorValue { id: r, ty }));
+        }
+        Ok(())
+    }
+
+    /// A scalar (or one-element block) `i1` condition from a runtime value.
+    pub(crate) fn scalar_condition(
+        &mut self,
+        t: TensorValue,
+        span: Span,
+    ) -> Result<TensorValue, Diagnostic> {
+        if t.ty.numel() != Some(1) {
+            return Err(Diagnostic::error(
+                codes::NON_SCALAR_CONDITION,
+                format!("a `{}` block has no single truth value", t.ty),
+            )
+            .with_primary(span, "a condition must be a scalar"));
+        }
+        if t.is_block() {
+            return Err(unsupported(span, "a one-element block as a condition"));
+        }
+        if t.ty.dtype() == Some(tritonc_ir::DType::I1) {
+            return Ok(t);
+        }
+        arith::cast(self, t, tritonc_ir::DType::I1, span)
+    }
+
+    fn lower_for(
+        &mut self,
+        target: &Expr,
+        iter: &Expr,
+        body: &[Stmt],
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let ExprKind::Call(call) = &iter.kind else {
+            return Err(unsupported(
+                iter.span,
+                "iterating over anything but `range`, `tl.range` or `tl.static_range`",
+            ));
+        };
+        let callee = self.lower_expr(&call.func)?;
+        let path = match &callee {
+            SemaValue::Const(Constexpr::Builtin(p)) => p.to_string(),
+            _ => String::new(),
+        };
+        let mut bounds = Vec::new();
+        for a in &call.args {
+            bounds.push((self.lower_expr(a)?, a.span));
+        }
+        match path.as_str() {
+            "triton.language.static_range" => {
+                let ints: Vec<i128> = bounds
+                    .iter()
+                    .map(|(v, s)| {
+                        v.as_const().and_then(Constexpr::as_int).ok_or_else(|| {
+                            Diagnostic::error(
+                                codes::NOT_CONSTEXPR,
+                                "`tl.static_range` bounds must be compile-time ints",
+                            )
+                            .with_primary(*s, format!("this is {}", v.describe()))
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+                let (s, e, st) = match ints.as_slice() {
+                    [e] => (0, *e, 1),
+                    [s, e] => (*s, *e, 1),
+                    [s, e, st] => (*s, *e, *st),
+                    _ => {
+                        return Err(Diagnostic::error(
+                            codes::BAD_ARGUMENTS,
+                            "`tl.static_range` takes 1 to 3 bounds",
+                        )
+                        .with_primary(iter.span, ""))
+                    }
+                };
+                for i in range_values(s, e, st, iter.span)? {
+                    self.assign(target, SemaValue::Const(Constexpr::Int(i)))?;
+                    self.lower_body(body)?;
+                    if self.frame().returned.is_some() {
+                        return Err(Diagnostic::error(
+                            codes::INVALID_RETURN,
+                            "`return` inside a loop is not allowed",
+                        )
+                        .with_primary(span, ""));
+                    }
+                }
+                Ok(())
+            }
+            "builtins.range" | "triton.language.range" => {
+                self.lower_scf_for(target, bounds, body, span, iter.span)
+            }
+            _ => Err(unsupported(
+                iter.span,
+                "iterating over anything but `range`, `tl.range` or `tl.static_range`",
+            )),
+        }
+    }
+
+    fn lower_scf_for(
+        &mut self,
+        target: &Expr,
+        bounds: Vec<(SemaValue, Span)>,
+        body: &[Stmt],
+        span: Span,
+        iter_span: Span,
+    ) -> Result<(), Diagnostic> {
+        let Some(iv_name) = target.as_name().map(str::to_string) else {
+            return Err(unsupported(target.span, "a loop target other than a name"));
+        };
+        let (lb, ub, step) = match bounds.len() {
+            1 => (
+                (SemaValue::Const(Constexpr::Int(0)), iter_span),
+                bounds[0].clone(),
+                (SemaValue::Const(Constexpr::Int(1)), iter_span),
+            ),
+            2 => (
+                bounds[0].clone(),
+                bounds[1].clone(),
+                (SemaValue::Const(Constexpr::Int(1)), iter_span),
+            ),
+            3 => (bounds[0].clone(), bounds[1].clone(), bounds[2].clone()),
+            _ => {
+                return Err(
+                    Diagnostic::error(codes::BAD_ARGUMENTS, "`range` takes 1 to 3 bounds")
+                        .with_primary(iter_span, ""),
+                )
+            }
+        };
+        if let SemaValue::Const(c) = &step.0 {
+            if c.as_int().is_some_and(|v| v <= 0) {
+                return Err(unsupported(step.1, "a non-positive constexpr `range` step"));
+            }
+        }
+        // The induction variable's type is the integer promotion of the bounds' types.
+        let mut iv_ty = None;
+        for (v, s) in [&lb, &ub, &step] {
+            let d = match v {
+                SemaValue::Const(c) if c.as_int().is_some() => {
+                    literal_dtype(Operand::Int(c.as_int().unwrap_or(0)))
+                        .map_err(|e| Diagnostic::error(e.code, e.message).with_primary(*s, ""))?
+                }
+                SemaValue::Tensor(t) if t.ty.is_scalar() && t.ty.is_int_like() => {
+                    t.ty.dtype().unwrap_or(tritonc_ir::DType::I32)
+                }
+                other => {
+                    return Err(Diagnostic::error(
+                        codes::INVALID_OPERAND,
+                        format!("`range` bounds must be integers, not {}", other.describe()),
+                    )
+                    .with_primary(*s, ""))
+                }
+            };
+            iv_ty = Some(iv_ty.map_or(d, |cur| integer_promote(cur, d)));
+        }
+        let iv_ty = iv_ty.unwrap_or(tritonc_ir::DType::I32);
+        let mut ids = Vec::new();
+        for (v, s) in [lb, ub, step] {
+            let t = arith::to_tensor_as(self, v, iv_ty, s)?;
+            ids.push(t.id);
+        }
+        // Loop-carried: variables live before the loop that the body assigns.
+        let mut assigned = IndexMap::new();
+        assigned_names(body, &mut assigned);
+        let mut carried = Vec::new();
+        let mut inits = Vec::new();
+        for (name, aspan) in &assigned {
+            if *name == iv_name {
+                continue;
+            }
+            let Some(v) = self.frame().vars.get(name).cloned() else {
+                continue;
+            };
+            if matches!(v, SemaValue::Const(ref c) if !c.is_number()) {
+                continue;
+            }
+            let t = arith::to_tensor(self, v, *aspan)?;
+            carried.push((name.clone(), *aspan, t.ty.clone()));
+            inits.push(t.id);
+        }
+        let outer = self.block;
+        let fl = self.builder(span).scf_for(ids[0], ids[1], ids[2], &inits);
+        let saved = self.frame().vars.clone();
+        self.block = fl.body;
+        let iv_type = self.type_of(fl.induction_var);
+        self.frame().vars.insert(
+            iv_name,
+            SemaValue::Tensor(TensorValue {
+                id: fl.induction_var,
+                ty: iv_type,
+            }),
+        );
+        for ((name, _, ty), arg) in carried.iter().zip(&fl.iter_args) {
+            self.frame().vars.insert(
+                name.clone(),
+                SemaValue::Tensor(TensorValue {
+                    id: *arg,
+                    ty: ty.clone(),
+                }),
+            );
+        }
+        self.lower_body(body)?;
+        if let Some((_, s)) = self.frame().returned.take() {
+            return Err(Diagnostic::error(
+                codes::INVALID_RETURN,
+                "`return` inside a loop is not allowed",
+            )
+            .with_primary(s, ""));
+        }
+        let mut yields = Vec::new();
+        for (name, aspan, ty) in &carried {
+            let v = self
+                .frame()
+                .vars
+                .get(name)
+                .cloned()
+                .unwrap_or(SemaValue::Const(Constexpr::None));
+            let t = arith::to_tensor(self, v, *aspan)?;
+            if &t.ty != ty {
+                return Err(Diagnostic::error(
+                    codes::LOOP_CARRIED_TYPE_CHANGE,
+                    format!("loop-carried variable `{name}` changes type from `{ty}` to `{}` in the loop", t.ty),
+                )
+                .with_primary(*aspan, format!("`{name}` becomes `{}` here", t.ty))
+                .with_secondary(span, "in this loop")
+                .with_help(format!("give `{name}` its loop type before the loop, e.g. with `.to(...)` or `tl.zeros`")));
+            }
+            yields.push(t.id);
+        }
+        self.builder(span).yield_(&yields);
+        self.block = outer;
+        self.frame().vars = saved;
+        for ((name, _, ty), r) in carried.into_iter().zip(fl.results) {
+            self.frame()
+                .vars
+                .insert(name, SemaValue::Tensor(TensorValue { id: r, ty }));
+        }
+        Ok(())
+    }
+}
