@@ -76,3 +76,92 @@ fn softmax_fp16() {
     .unwrap();
     insta::assert_snapshot!(ir);
 }
+
+const HEAD: &str = "import triton\nimport triton.language as tl\n\n";
+
+fn kernel_src(body: &str) -> String {
+    format!("{HEAD}@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n{body}")
+}
+
+fn code_of(body: &str) -> (String, String) {
+    let src = kernel_src(body);
+    let d = lower_err(&src, "k", "*fp16:16, i32, 128");
+    let s = d.primary_span().expect("primary label");
+    (
+        d.code.0.to_string(),
+        src[s.start as usize..s.end as usize].to_string(),
+    )
+}
+
+#[test]
+fn semantic_errors_have_codes_at_the_offending_span() {
+    let cases = [
+        ("    y = tl.arang(0, BLOCK)\n", "E0301", "arang"),
+        ("    y = tl.dot(x_ptr, x_ptr)\n", "E0302", "tl.dot"),
+        ("    y = tl.arange(0, 100)\n", "E0305", "tl.arange(0, 100)"),
+        (
+            "    y = tl.load(x_ptr + tl.arange(0, BLOCK), other=0.0)\n",
+            "E0314",
+            "other=0.0",
+        ),
+        (
+            "    y = tl.exp(tl.load(x_ptr))\n",
+            "E0322",
+            "tl.load(x_ptr)",
+        ),
+        (
+            "    y = tl.arange(0, 64) + tl.arange(0, 128)\n",
+            "E0304",
+            "tl.arange(0, 64) + tl.arange(0, 128)",
+        ),
+        ("    y = tl.arange(0, n)\n", "E0309", "n"),
+        (
+            "    acc = 0\n    for i in range(0, n):\n        acc = acc + tl.load(x_ptr + i)\n",
+            "E0306",
+            "acc",
+        ),
+        (
+            "    tl.static_assert(BLOCK > 256, 'too small')\n",
+            "E0312",
+            "BLOCK > 256",
+        ),
+        ("    y = undefined + 1\n", "E0310", "undefined"),
+        (
+            "    y = tl.sum(tl.arange(0, BLOCK), axis=1)\n",
+            "E0316",
+            "axis=1",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (body, code, text) in cases {
+        let (c, t) = code_of(body);
+        if (c.as_str(), t.as_str()) != (code, text) {
+            failures.push(format!(
+                "{body:?}: got {c} at {t:?}, want {code} at {text:?}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn helpers_inline_with_constexpr_propagation_and_loops_carry_values() {
+    let body = [
+        "@triton.jit",
+        "def scale(x, F: tl.constexpr):",
+        "    if F == 2:",
+        "        return x * 2",
+        "    return x",
+        "",
+        "@triton.jit",
+        "def k(x_ptr, n, BLOCK: tl.constexpr):",
+        "    offs = tl.arange(0, BLOCK)",
+        "    acc = tl.zeros((BLOCK,), tl.float32)",
+        "    for i in range(0, n, BLOCK):",
+        "        acc += tl.load(x_ptr + i + offs, mask=i + offs < n, other=0.0).to(tl.float32)",
+        "    tl.store(x_ptr + offs, scale(acc, 2))",
+    ];
+    let src = format!("{HEAD}{}\n", body.join("\n"));
+    let ir = lower(&src, "k", "*fp16:16, i32, 128").unwrap();
+    insta::assert_snapshot!(ir);
+}
