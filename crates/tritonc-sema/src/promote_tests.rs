@@ -85,7 +85,6 @@ fn every_binary_cell_matches_triton() {
                             )
                         })
                     })
-                    .map(|(x, y, c, w)| (x, y, c, w))
                     .collect(),
                 _ => row
                     .as_object()
@@ -139,7 +138,7 @@ fn every_literal_range_cell_matches_triton() {
             // JSON without arbitrary precision reads the fixture's int literal 2**64 as a
             // float; the fixture has no float literal of that value.
             _ => match case["literal"].as_f64().unwrap() {
-                f if f == 18446744073709551616.0 => Operand::Int(1i128 << 64),
+                18446744073709551616.0 => Operand::Int(1i128 << 64),
                 f => Operand::Float(f),
             },
         };

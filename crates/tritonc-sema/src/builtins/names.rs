@@ -184,11 +184,15 @@ pub const PY_BUILTINS: &[&str] = &[
     "list",
 ];
 
+/// A module whose namespace tritonc does not model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnmodelledModule;
+
 /// Resolves `module.attr` for a module given by canonical path.
 ///
-/// `Ok(None)` means the module is known but has no such name; `Err(())` means tritonc does
+/// `Ok(None)` means the module is known but has no such name; `Err(UnmodelledModule)` means tritonc does
 /// not model the module's namespace (its attributes can only be reported as unknown).
-pub fn module_attr(module: &str, attr: &str) -> Result<Option<Constexpr>, ()> {
+pub fn module_attr(module: &str, attr: &str) -> Result<Option<Constexpr>, UnmodelledModule> {
     match module {
         "triton" => Ok(match attr {
             "language" => Some(Constexpr::module("triton.language")),
@@ -202,7 +206,7 @@ pub fn module_attr(module: &str, attr: &str) -> Result<Option<Constexpr>, ()> {
         "builtins" => Ok(PY_BUILTINS
             .contains(&attr)
             .then(|| Constexpr::builtin(&format!("builtins.{attr}")))),
-        _ => Err(()),
+        _ => Err(UnmodelledModule),
     }
 }
 
@@ -284,7 +288,7 @@ mod tests {
             module_attr("triton", "cdiv"),
             Ok(Some(Constexpr::builtin("triton.cdiv")))
         );
-        assert_eq!(module_attr("numpy", "exp"), Err(()));
+        assert_eq!(module_attr("numpy", "exp"), Err(UnmodelledModule));
     }
 
     #[test]

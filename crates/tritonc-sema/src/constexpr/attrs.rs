@@ -60,7 +60,7 @@ pub fn get_attr(value: &Constexpr, attr: &str, span: Span) -> Result<Constexpr, 
         Constexpr::Module(path) => match names::module_attr(path, attr) {
             Ok(Some(v)) => Ok(v),
             Ok(None) => Err(unknown_module_attr(path, attr, span)),
-            Err(()) => Err(Diagnostic::error(
+            Err(names::UnmodelledModule) => Err(Diagnostic::error(
                 codes::UNSUPPORTED_CONSTRUCT,
                 format!("`{path}.{attr}` is outside the modules tritonc models"),
             )
