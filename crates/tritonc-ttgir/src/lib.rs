@@ -1,0 +1,32 @@
+//! Layouts for the tile IR: the step from "a program computes on whole blocks" to "this
+//! thread holds these elements", without LLVM.
+//!
+//! - [`axis`]: Triton's axis analysis (contiguity, divisibility, constancy per dim).
+//! - [`layout`]: blocked and slice layouts, their linear form (a map from warp, lane and
+//!   register to element coordinates and back), Triton's default layout.
+//! - [`coalesce`]: the vector width of loads and stores and the layout that makes them
+//!   coalesced.
+//! - [`assign`]: a layout for every block value of a function, with the explicit layout
+//!   conversions where producer and consumer disagree.
+//! - [`reduction`]: the order in which a reduction combines elements, the contract the
+//!   CPU interpreter replays for bit-exact results ([`ReductionSchedule`]).
+//! - [`print`]: the `--emit ttgir` text (the tile IR with a layout per block type).
+
+// Per-dim rules read several parallel per-dim lists; an index reads best there.
+#![allow(clippy::needless_range_loop)]
+
+pub mod assign;
+pub mod axis;
+pub mod coalesce;
+pub mod layout;
+pub mod print;
+pub mod reduction;
+
+pub use assign::{assign_layouts, LayoutAssignment, LayoutConversion, TtgirError};
+pub use axis::{AxisAnalysis, AxisInfo};
+pub use coalesce::{coalesced_layout, MemoryAccess};
+pub use layout::{
+    BlockedLayout, Layout, LayoutError, LinearLayout, SliceLayout, ThreadRegister, WARP_SIZE,
+};
+pub use print::print_ttgir;
+pub use reduction::{default_reduction_schedule, ButterflyStep, CombineTree, ReductionSchedule};
