@@ -50,6 +50,17 @@ pub const NON_SCALAR_CONDITION: Code = Code("E0320");
 pub const RECURSION_LIMIT: Code = Code("E0321");
 /// A wrong operand type for a builtin (fp16 into `tl.exp`, a float into `tl.arange`).
 pub const INVALID_OPERAND: Code = Code("E0322");
+/// A `tl.reduce`/`tl.associative_scan` combiner that is not a `@jit` function or whose
+/// results do not match the combined operands.
+pub const INVALID_COMBINE_FN: Code = Code("E0330");
+/// A `tl.dot` whose operand shapes, dtypes, accumulator or options Triton rejects.
+pub const INVALID_DOT: Code = Code("E0331");
+/// An atomic on a dtype, memory semantic or scope Triton does not support.
+pub const INVALID_ATOMIC: Code = Code("E0332");
+/// A libdevice function called with argument dtypes it has no overload for.
+pub const NO_EXTERN_OVERLOAD: Code = Code("E0333");
+/// A malformed `tl.make_block_ptr`, `tl.advance` or block-pointer load/store.
+pub const INVALID_BLOCK_POINTER: Code = Code("E0334");
 
 /// A signature with more or fewer items than the kernel has parameters.
 pub const SIGNATURE_ARITY: Code = Code("E0401");
@@ -481,6 +492,121 @@ y = tl.exp(x_f16)
 ## Use instead
 ```python
 y = tl.exp(x_f16.to(tl.float32))
+```
+"
+    ),
+    doc!(
+        INVALID_COMBINE_FN,
+        "invalid-combine-fn",
+        "a reduce or scan combiner Triton rejects",
+        "`tl.reduce` and `tl.associative_scan` inline their `combine_fn` into the reduce/scan \
+region. The combiner must be a `@triton.jit` function taking the accumulated values and then \
+the new ones (2N scalars for N operands) and returning N values of exactly the operands' \
+element types.
+
+## Example
+```python
+@triton.jit
+def add(a, b):
+    return a + 1.5          # an int32 operand becomes fp32
+
+s = tl.reduce(x_i32, 0, add)
+```
+
+## Use instead
+```python
+@triton.jit
+def add(a, b):
+    return a + b
+
+s = tl.reduce(x_i32, 0, add)
+```
+"
+    ),
+    doc!(
+        INVALID_DOT,
+        "invalid-dot",
+        "a `tl.dot` with operands or options Triton rejects",
+        "`tl.dot` needs blocks of rank 2 (or 3, batched) with matching inner dimensions, equal \
+operand dtypes from {int8, fp16, bf16, fp32, fp64} (fp8 operands may mix), and on NVIDIA \
+K >= 16 (K >= 32 for 8-bit operands). The result is int32 for int8, fp32 for fp32/bf16, \
+fp64 for fp64, and `out_dtype` (fp32 or fp16) for fp16/fp8. An `acc` must have the result's \
+shape and element type `out_dtype`, so an int32 accumulator needs `out_dtype=tl.int32` and an \
+fp16 one `out_dtype=tl.float16`.
+
+## Example
+```python
+a = tl.load(a_ptrs)                     # 64x8 fp16
+b = tl.load(b_ptrs)                     # 8x64 fp16
+c = tl.dot(a, b)                        # K = 8 < 16
+```
+
+## Use instead
+```python
+a = tl.load(a_ptrs)                     # 64x16 fp16
+b = tl.load(b_ptrs)                     # 16x64 fp16
+c = tl.dot(a, b)
+```
+"
+    ),
+    doc!(
+        INVALID_ATOMIC,
+        "invalid-atomic",
+        "an atomic on an unsupported dtype, semantic or scope",
+        "Triton's atomics reject 8-bit and 16-bit integers, fp16 and bf16 for anything but \
+`atomic_add`, and `atomic_cas` on elements that are not 16, 32 or 64 bits wide. `sem` is one \
+of acquire, release, acq_rel (default) and relaxed; `scope` is one of gpu (default), cta and \
+sys. Atomics cannot write through a const pointer.
+
+## Example
+```python
+tl.atomic_max(counts_ptr + idx, v_i8)
+```
+
+## Use instead
+```python
+tl.atomic_max(counts_i32_ptr + idx, v_i8.to(tl.int32))
+```
+"
+    ),
+    doc!(
+        NO_EXTERN_OVERLOAD,
+        "no-extern-overload",
+        "a libdevice function without an overload for these dtypes",
+        "`tl.extra.cuda.libdevice` functions dispatch on the exact dtypes of their arguments \
+(after broadcasting and promotion); a function has overloads only for some dtypes, usually \
+fp32 and fp64, and Triton raises `ValueError` for any other combination.
+
+## Example
+```python
+y = libdevice.tanh(x_f16)
+```
+
+## Use instead
+```python
+y = libdevice.tanh(x_f16.to(tl.float32)).to(tl.float16)
+```
+"
+    ),
+    doc!(
+        INVALID_BLOCK_POINTER,
+        "invalid-block-pointer",
+        "a malformed block pointer or block-pointer access",
+        "`tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)` needs a scalar \
+pointer base, one shape, stride and offset per dim, a constant power-of-two `block_shape` and \
+a permutation `order`. Loads and stores through a block pointer take `boundary_check` (dims \
+in range, no duplicates) and `padding_option` (`\"zero\"` or `\"nan\"`, the latter for floats \
+only) but not `mask` or `other`; the stored value must have the block's shape.
+
+## Example
+```python
+p = tl.make_block_ptr(x_ptr, (M, N), (N, 1), (0, 0), (32, 32), (1, 0))
+x = tl.load(p, mask=m)
+```
+
+## Use instead
+```python
+x = tl.load(p, boundary_check=(0, 1), padding_option=\"zero\")
 ```
 "
     ),

@@ -13,8 +13,40 @@
 //! [`arith::broadcast_pair`].
 
 pub mod arith;
+mod atomic;
+mod block_ptr;
 mod core;
+mod debug;
+mod dot;
+mod libdevice;
+mod math;
 pub mod names;
+mod random;
+mod reduce;
+mod scan;
+mod shape;
+
+/// The builtin families beyond the core, one table per module, consulted before
+/// [`IMPLEMENTED`]: a family may take over a core name it implements in full.
+const FAMILIES: &[&[(&str, BuiltinFn)]] = &[
+    reduce::BUILTINS,
+    scan::BUILTINS,
+    dot::BUILTINS,
+    shape::BUILTINS,
+    math::BUILTINS,
+    atomic::BUILTINS,
+    block_ptr::BUILTINS,
+    random::BUILTINS,
+    debug::BUILTINS,
+];
+
+/// A family that handles this call whatever its name resolves to in the tables: block
+/// pointer loads/stores, libdevice functions, Python's `print`.
+fn family_route(call: &BuiltinCall) -> Option<BuiltinFn> {
+    block_ptr::route(call)
+        .or_else(|| math::route(call))
+        .or_else(|| debug::route(call))
+}
 
 use std::sync::Arc;
 
@@ -193,11 +225,15 @@ pub const IMPLEMENTED: &[(&str, BuiltinFn)] = &[
 /// Calls a builtin.
 pub fn dispatch(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> Result<SemaValue, Diagnostic> {
     let path = &*call.path;
+    if let Some(f) = family_route(call) {
+        return f(cx, call);
+    }
     if let Some(py) = path.strip_prefix("builtins.") {
         return core::python_builtin(cx, call, py);
     }
     if let Some(name) = path.strip_prefix("triton.language.") {
-        if let Some((_, f)) = IMPLEMENTED.iter().find(|(n, _)| *n == name) {
+        let mut rows = FAMILIES.iter().flat_map(|t| t.iter()).chain(IMPLEMENTED);
+        if let Some((_, f)) = rows.find(|(n, _)| *n == name) {
             return f(cx, call);
         }
         if names::TL_NAMES.contains(&name) || call.receiver.is_some() {
@@ -289,7 +325,6 @@ pub fn tensor_attr(
     attr: &str,
     span: Span,
 ) -> Result<SemaValue, Diagnostic> {
-    let _ = cx;
     match attr {
         "dtype" => Ok(SemaValue::Const(Constexpr::DType(t.ty.elem()))),
         "shape" => Ok(SemaValue::Const(Constexpr::Tuple(
@@ -303,11 +338,7 @@ pub fn tensor_attr(
         ))),
         "type" => Ok(SemaValue::Const(Constexpr::DType(t.ty.elem()))),
         m if TENSOR_METHODS.contains(&m) => Ok(SemaValue::TensorMethod(t, Arc::from(m))),
-        "T" => Err(Diagnostic::error(
-            codes::UNSUPPORTED_TL_OP,
-            "`tensor.T` is not yet supported by tritonc",
-        )
-        .with_primary(span, "")),
+        "T" => shape::transpose_attr(cx, t, span),
         _ => {
             let mut d = Diagnostic::error(
                 codes::UNKNOWN_ATTRIBUTE,

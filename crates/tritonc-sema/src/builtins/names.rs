@@ -203,6 +203,7 @@ pub fn module_attr(module: &str, attr: &str) -> Result<Option<Constexpr>, Unmode
         "triton.language.math" => Ok(TL_MATH_NAMES
             .contains(&attr)
             .then(|| Constexpr::builtin(&format!("triton.language.{attr}")))),
+        m if m.starts_with("triton.language.extra") => Ok(super::math::extra_module_attr(m, attr)),
         "builtins" => Ok(PY_BUILTINS
             .contains(&attr)
             .then(|| Constexpr::builtin(&format!("builtins.{attr}")))),
