@@ -1,0 +1,248 @@
+//! A bundle in memory, and its directory form on disk.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::meta::{parse_sm, BundleMeta, FORMAT_VERSION};
+use crate::ptx;
+
+/// The metadata file inside a bundle directory.
+pub const META_FILE: &str = "bundle.json";
+/// The PTX file inside a bundle directory.
+pub const PTX_FILE: &str = "kernel.ptx";
+/// The cubin file inside a bundle directory (present when ptxas produced one).
+pub const CUBIN_FILE: &str = "kernel.cubin";
+/// The extension `tritonc` gives bundle directories (`add_kernel-0123456789abcdef.tcb`).
+pub const BUNDLE_EXTENSION: &str = "tcb";
+
+/// One compiled kernel variant: its code and metadata.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bundle {
+    /// The metadata.
+    pub meta: BundleMeta,
+    /// The PTX text.
+    pub ptx: String,
+    /// The cubin ptxas produced from `ptx` for `meta.target`, if any.
+    pub cubin: Option<Vec<u8>>,
+}
+
+/// Why a bundle could not be read, written or trusted.
+#[derive(Debug, thiserror::Error)]
+pub enum BundleError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// `bundle.json` is not valid metadata.
+    #[error("{path}: malformed bundle metadata: {source}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The parse error.
+        source: serde_json::Error,
+    },
+    /// The metadata's format version is not the one this build reads.
+    #[error(
+        "{path}: bundle format version {found} is not supported (this build reads version {supported}){hint}",
+        hint = if *found > *supported { "; it was written by a newer tritonc" } else { "; recompile the kernel" }
+    )]
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// The version found.
+        found: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// The metadata contradicts itself or the code.
+    #[error("{path}: inconsistent bundle: {reason}")]
+    Inconsistent {
+        /// The bundle directory.
+        path: PathBuf,
+        /// What does not match.
+        reason: String,
+    },
+}
+
+impl Bundle {
+    /// Checks the metadata against itself and the PTX: the key hash, the target name,
+    /// `num_warps`, parameter names against the key, and the `.entry` parameter list.
+    pub fn validate(&self) -> Result<(), String> {
+        let m = &self.meta;
+        if m.format_version != FORMAT_VERSION {
+            return Err(format!(
+                "format version {} (expected {FORMAT_VERSION})",
+                m.format_version
+            ));
+        }
+        if m.key.hash_hex() != m.key_hash {
+            return Err(format!(
+                "key_hash {} does not match the key's hash {}",
+                m.key_hash,
+                m.key.hash_hex()
+            ));
+        }
+        if parse_sm(&m.target).is_none() {
+            return Err(format!("target `{}` is not of the form sm_XY", m.target));
+        }
+        if !m.num_warps.is_power_of_two() || m.num_warps > 32 {
+            return Err(format!(
+                "num_warps {} is not a power of two up to 32",
+                m.num_warps
+            ));
+        }
+        let names: Vec<&str> = m.params.iter().map(|p| p.name.as_str()).collect();
+        let key_names: Vec<&str> = m.key.args.iter().map(|a| a.name.as_str()).collect();
+        if names != key_names {
+            return Err(format!(
+                "parameters ({}) differ from the key's ({})",
+                names.join(", "),
+                key_names.join(", ")
+            ));
+        }
+        if let Some(t) = ptx_target(&self.ptx) {
+            if t != m.target {
+                return Err(format!(
+                    "the PTX says `.target {t}` but the metadata says `{}`",
+                    m.target
+                ));
+            }
+        }
+        ptx::check_entry_abi(&self.ptx, m)
+    }
+
+    /// Writes the bundle into directory `dir` (created if missing; files replaced).
+    pub fn write_dir(&self, dir: &Path) -> Result<(), BundleError> {
+        let io_err = |path: PathBuf| move |source| BundleError::Io { path, source };
+        fs::create_dir_all(dir).map_err(io_err(dir.to_path_buf()))?;
+        let meta_path = dir.join(META_FILE);
+        let json =
+            serde_json::to_string_pretty(&self.meta).map_err(|source| BundleError::Json {
+                path: meta_path.clone(),
+                source,
+            })?;
+        fs::write(&meta_path, json + "\n").map_err(io_err(meta_path.clone()))?;
+        let ptx_path = dir.join(PTX_FILE);
+        fs::write(&ptx_path, &self.ptx).map_err(io_err(ptx_path))?;
+        let cubin_path = dir.join(CUBIN_FILE);
+        match &self.cubin {
+            Some(bytes) => fs::write(&cubin_path, bytes).map_err(io_err(cubin_path))?,
+            None => match fs::remove_file(&cubin_path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(BundleError::Io {
+                        path: cubin_path,
+                        source,
+                    })
+                }
+            },
+        }
+        Ok(())
+    }
+
+    /// Reads and validates the bundle in directory `dir`.
+    pub fn read_dir(dir: &Path) -> Result<Bundle, BundleError> {
+        let meta_path = dir.join(META_FILE);
+        let text = fs::read_to_string(&meta_path).map_err(|source| BundleError::Io {
+            path: meta_path.clone(),
+            source,
+        })?;
+        // The version is read first, so a future format is reported as such rather than
+        // as whatever field it renamed.
+        let raw: serde_json::Value =
+            serde_json::from_str(&text).map_err(|source| BundleError::Json {
+                path: meta_path.clone(),
+                source,
+            })?;
+        let found = raw.get("format_version").and_then(|v| v.as_u64());
+        match found {
+            Some(v) if v == FORMAT_VERSION as u64 => {}
+            Some(v) => {
+                return Err(BundleError::UnsupportedVersion {
+                    path: meta_path,
+                    found: u32::try_from(v).unwrap_or(u32::MAX),
+                    supported: FORMAT_VERSION,
+                })
+            }
+            None => {
+                return Err(BundleError::Inconsistent {
+                    path: meta_path,
+                    reason: "no numeric `format_version`".into(),
+                })
+            }
+        }
+        let meta: BundleMeta = serde_json::from_value(raw).map_err(|source| BundleError::Json {
+            path: meta_path.clone(),
+            source,
+        })?;
+        let ptx_path = dir.join(PTX_FILE);
+        let ptx = fs::read_to_string(&ptx_path).map_err(|source| BundleError::Io {
+            path: ptx_path,
+            source,
+        })?;
+        let cubin_path = dir.join(CUBIN_FILE);
+        let cubin = match fs::read(&cubin_path) {
+            Ok(b) => Some(b),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(source) => {
+                return Err(BundleError::Io {
+                    path: cubin_path,
+                    source,
+                })
+            }
+        };
+        let bundle = Bundle { meta, ptx, cubin };
+        bundle
+            .validate()
+            .map_err(|reason| BundleError::Inconsistent {
+                path: dir.to_path_buf(),
+                reason,
+            })?;
+        Ok(bundle)
+    }
+
+    /// The directory name `tritonc` gives this bundle: `KERNEL-HASH.tcb`.
+    pub fn dir_name(&self) -> String {
+        format!(
+            "{}-{}.{BUNDLE_EXTENSION}",
+            self.meta.key.kernel, self.meta.key_hash
+        )
+    }
+}
+
+/// The `.target` of a PTX module (`sm_90`), if it declares one.
+pub fn ptx_target(ptx: &str) -> Option<&str> {
+    ptx.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix(".target")?;
+        rest.split([',', ' ', '\t'])
+            .find(|t| !t.is_empty())
+            .map(str::trim)
+    })
+}
+
+/// Every bundle directory directly under `dir` (those holding a `bundle.json`), sorted.
+pub fn list_bundle_dirs(dir: &Path) -> Result<Vec<PathBuf>, BundleError> {
+    let entries = fs::read_dir(dir).map_err(|source| BundleError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for e in entries {
+        let e = e.map_err(|source| BundleError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let p = e.path();
+        if p.join(META_FILE).is_file() {
+            out.push(p);
+        }
+    }
+    out.sort();
+    Ok(out)
+}

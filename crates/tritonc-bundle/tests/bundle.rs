@@ -1,0 +1,306 @@
+//! Bundle round trips, validation against the PTX, and version handling.
+
+use std::path::PathBuf;
+
+use tritonc_bundle::{
+    ptx, Bundle, BundleError, BundleMeta, ConstValue, HiddenParam, HiddenParamKind, ParamAbi,
+    ParamRole, PtxParamKind, PtxasReport, FORMAT_VERSION,
+};
+use tritonc_ir::DType;
+use tritonc_sema::spec::KeyArg;
+use tritonc_sema::{SpecializationKey, Target};
+
+const VECTOR_ADD_PTX: &str = include_str!("../../tritonc-codegen/tests/golden/vector_add.ptx");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("tritonc-bundle-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn key(args: &[(&str, &str)]) -> SpecializationKey {
+    SpecializationKey {
+        kernel: "vector_add".into(),
+        args: args
+            .iter()
+            .map(|(n, s)| KeyArg {
+                name: n.to_string(),
+                spec: s.to_string(),
+            })
+            .collect(),
+        num_warps: 4,
+        num_stages: 3,
+        target: Target::cuda(90),
+    }
+}
+
+fn ptr(index: u32) -> ParamRole {
+    ParamRole::Passed {
+        index,
+        kind: PtxParamKind::Pointer {
+            pointee: DType::F32,
+            align: 16,
+        },
+    }
+}
+
+/// The golden vector add with a `BLOCK` constexpr: (x, y, out, n, BLOCK).
+fn vector_add_bundle() -> Bundle {
+    let key = key(&[
+        ("x", "*fp32:16"),
+        ("y", "*fp32:16"),
+        ("out", "*fp32:16"),
+        ("n", "i32"),
+        ("BLOCK", "128"),
+    ]);
+    let names = ["x", "y", "out"];
+    let mut params: Vec<ParamAbi> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| ParamAbi {
+            name: n.to_string(),
+            role: ptr(i as u32),
+        })
+        .collect();
+    params.push(ParamAbi {
+        name: "n".into(),
+        role: ParamRole::Passed {
+            index: 3,
+            kind: PtxParamKind::Scalar {
+                dtype: DType::I32,
+                divisibility: None,
+            },
+        },
+    });
+    params.push(ParamAbi {
+        name: "BLOCK".into(),
+        role: ParamRole::Constexpr(ConstValue::Int(128)),
+    });
+    Bundle {
+        meta: BundleMeta {
+            format_version: FORMAT_VERSION,
+            entry: "vector_add".into(),
+            target: "sm_90".into(),
+            key_hash: key.hash_hex(),
+            key,
+            num_warps: 4,
+            shared_bytes: 0,
+            params,
+            hidden_params: vec![],
+            reduction_layouts: Some(serde_json::json!({"kind": "none"})),
+            ptxas: Some(PtxasReport::parse(
+                "ptxas info    : Used 10 registers, used 0 barriers, 384 bytes cmem[0]\n",
+            )),
+        },
+        ptx: VECTOR_ADD_PTX.to_string(),
+        cubin: Some(vec![0x7f, b'E', b'L', b'F', 0, 1, 2, 255]),
+    }
+}
+
+#[test]
+fn golden_vector_add_entry_params_are_read() {
+    let params = ptx::entry_params(VECTOR_ADD_PTX, "vector_add").expect("entry exists");
+    assert_eq!(params.len(), 4);
+    for p in &params[..3] {
+        assert!(p.is_ptr);
+        assert_eq!(p.ty, ".u64");
+        assert_eq!(p.align, Some(16));
+    }
+    assert_eq!(params[3].ty, ".u32");
+    assert!(!params[3].is_ptr);
+    assert_eq!(params[3].name, "vector_add_param_3");
+    assert_eq!(ptx::entry_names(VECTOR_ADD_PTX), vec!["vector_add"]);
+    assert_eq!(tritonc_bundle::ptx_target(VECTOR_ADD_PTX), Some("sm_90"));
+}
+
+#[test]
+fn round_trip_through_a_directory() {
+    let b = vector_add_bundle();
+    b.validate()
+        .expect("the hand-written bundle matches the golden PTX");
+    let dir = temp_dir("round-trip").join(b.dir_name());
+    b.write_dir(&dir).unwrap();
+    let back = Bundle::read_dir(&dir).unwrap();
+    assert_eq!(back, b);
+    // Without a cubin the file goes away and reading gives None.
+    let mut no_cubin = b.clone();
+    no_cubin.cubin = None;
+    no_cubin.write_dir(&dir).unwrap();
+    assert!(!dir.join(tritonc_bundle::CUBIN_FILE).exists());
+    assert_eq!(Bundle::read_dir(&dir).unwrap(), no_cubin);
+    let listed = tritonc_bundle::list_bundle_dirs(dir.parent().unwrap()).unwrap();
+    assert_eq!(listed, vec![dir.clone()]);
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn json_form_is_the_documented_one() {
+    let b = vector_add_bundle();
+    let v = serde_json::to_value(&b.meta).unwrap();
+    assert_eq!(v["format_version"], 1);
+    assert_eq!(v["params"][0]["role"]["passed"]["index"], 0);
+    assert_eq!(
+        v["params"][0]["role"]["passed"]["kind"]["pointer"]["pointee"],
+        "fp32"
+    );
+    assert_eq!(
+        v["params"][0]["role"]["passed"]["kind"]["pointer"]["align"],
+        16
+    );
+    assert_eq!(
+        v["params"][3]["role"]["passed"]["kind"]["scalar"]["dtype"],
+        "i32"
+    );
+    assert_eq!(v["params"][4]["role"]["constexpr"]["int"], 128);
+    let eq1 = serde_json::to_value(ParamRole::EqualToOne).unwrap();
+    assert_eq!(eq1, serde_json::json!("equal_to_one"));
+    let hidden = HiddenParam {
+        index: 4,
+        kind: HiddenParamKind::GlobalScratch {
+            bytes_per_program: 0,
+            align: 1,
+        },
+    };
+    let hv = serde_json::to_value(&hidden).unwrap();
+    assert_eq!(hv["kind"]["global_scratch"]["bytes_per_program"], 0);
+    let back: HiddenParam = serde_json::from_value(hv).unwrap();
+    assert_eq!(back, hidden);
+}
+
+#[test]
+fn every_const_value_round_trips() {
+    for c in [
+        ConstValue::None,
+        ConstValue::Bool(true),
+        ConstValue::Int(-7),
+        ConstValue::Float(0.5),
+        ConstValue::Str("rtne".into()),
+        ConstValue::Dtype(DType::BF16),
+    ] {
+        let text = serde_json::to_string(&c).unwrap();
+        let back: ConstValue = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, c, "{text}");
+    }
+    assert_eq!(ConstValue::Dtype(DType::F16).to_string(), "tl.float16");
+    assert_eq!(ConstValue::Str("rtne".into()).to_string(), "'rtne'");
+}
+
+#[test]
+fn unknown_dtype_in_metadata_is_a_json_error() {
+    let mut v = serde_json::to_value(vector_add_bundle().meta).unwrap();
+    v["params"][0]["role"]["passed"]["kind"]["pointer"]["pointee"] = "fp13".into();
+    let err = serde_json::from_value::<BundleMeta>(v).unwrap_err();
+    assert!(err.to_string().contains("unknown dtype `fp13`"), "{err}");
+}
+
+#[test]
+fn newer_format_version_is_refused_by_name() {
+    let b = vector_add_bundle();
+    let dir = temp_dir("version");
+    b.write_dir(&dir).unwrap();
+    let meta_path = dir.join(tritonc_bundle::META_FILE);
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+    v["format_version"] = 2.into();
+    // A future version may rename fields; the version is still what is reported.
+    v.as_object_mut().unwrap().remove("entry");
+    std::fs::write(&meta_path, v.to_string()).unwrap();
+    let err = Bundle::read_dir(&dir).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            BundleError::UnsupportedVersion {
+                found: 2,
+                supported: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("newer tritonc"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn metadata_that_contradicts_the_ptx_is_refused() {
+    let mut b = vector_add_bundle();
+    // n declared as i64: the PTX passes .u32.
+    b.meta.params[3].role = ParamRole::Passed {
+        index: 3,
+        kind: PtxParamKind::Scalar {
+            dtype: DType::I64,
+            divisibility: None,
+        },
+    };
+    let err = b.validate().unwrap_err();
+    assert!(err.contains("parameter 3"), "{err}");
+
+    let mut b = vector_add_bundle();
+    b.meta.params[0].role = ParamRole::Passed {
+        index: 0,
+        kind: PtxParamKind::Pointer {
+            pointee: DType::F32,
+            align: 1,
+        },
+    };
+    let err = b.validate().unwrap_err();
+    assert!(err.contains(".align 16"), "{err}");
+
+    let mut b = vector_add_bundle();
+    b.meta.hidden_params.push(HiddenParam {
+        index: 4,
+        kind: HiddenParamKind::GlobalScratch {
+            bytes_per_program: 0,
+            align: 1,
+        },
+    });
+    let err = b.validate().unwrap_err();
+    assert!(
+        err.contains("declares 4 parameter(s) but the metadata passes 5"),
+        "{err}"
+    );
+
+    let mut b = vector_add_bundle();
+    b.meta.entry = "vector_sub".into();
+    let err = b.validate().unwrap_err();
+    assert!(
+        err.contains("no `.entry vector_sub` (entries: vector_add)"),
+        "{err}"
+    );
+
+    let mut b = vector_add_bundle();
+    b.meta.target = "sm_80".into();
+    let err = b.validate().unwrap_err();
+    assert!(err.contains(".target sm_90"), "{err}");
+
+    let mut b = vector_add_bundle();
+    b.meta.key.num_warps = 8;
+    let err = b.validate().unwrap_err();
+    assert!(err.contains("key_hash"), "{err}");
+}
+
+#[test]
+fn ptxas_report_is_parsed() {
+    let log = "ptxas info    : 0 bytes gmem\n\
+ptxas info    : Compiling entry function 'softmax_row' for 'sm_90'\n\
+ptxas info    : Function properties for softmax_row\n\
+    8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n\
+ptxas info    : Used 20 registers, used 1 barriers, 64 bytes smem, 368 bytes cmem[0]\n";
+    let r = PtxasReport::parse(log);
+    assert_eq!(
+        (r.registers, r.spill_stores, r.spill_loads, r.shared_bytes),
+        (20, 4, 12, 64)
+    );
+}
+
+#[test]
+fn sm_targets_parse() {
+    use tritonc_bundle::parse_sm;
+    assert_eq!(parse_sm("sm_90"), Some((9, 0, false)));
+    assert_eq!(parse_sm("sm_90a"), Some((9, 0, true)));
+    assert_eq!(parse_sm("sm_86"), Some((8, 6, false)));
+    assert_eq!(parse_sm("sm_120"), Some((12, 0, false)));
+    assert_eq!(parse_sm("sm_9"), None);
+    assert_eq!(parse_sm("compute_90"), None);
+}
