@@ -1,0 +1,172 @@
+//! The runtime's error type and how each error maps onto the CLI's exit codes.
+
+use std::fmt;
+
+use tritonc_bundle::BundleError;
+
+use crate::check::Violation;
+
+/// The process exit status a CLI should use for an error (the table in `docs/cli.md`).
+pub mod exit {
+    /// Usage or input error: a refused launch, an unreadable or incompatible bundle.
+    pub const INPUT_ERROR: u8 = 2;
+    /// The driver, the GPU or enough device memory is not available.
+    pub const UNAVAILABLE: u8 = 3;
+    /// A bug in tritonc: the driver rejected code tritonc generated, or failed a call.
+    pub const INTERNAL_ERROR: u8 = 70;
+}
+
+/// Everything that can go wrong between a bundle on disk and a finished launch.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// libcuda could not be loaded: no NVIDIA driver on this machine.
+    #[error("no NVIDIA driver: libcuda could not be loaded (searched {searched})")]
+    NoDriver {
+        /// The library names tried.
+        searched: String,
+    },
+    /// The driver lacks an entry point the runtime needs: it is older than CUDA 12.0.
+    #[error("the NVIDIA driver is too old: it has no `{symbol}` (CUDA 12.0 or newer is needed)")]
+    DriverTooOld {
+        /// The missing entry point.
+        symbol: &'static str,
+    },
+    /// The driver loaded but reports no usable GPU.
+    #[error("no CUDA GPU: {reason}")]
+    NoDevice {
+        /// What the driver said.
+        reason: String,
+    },
+    /// A device ordinal past the number of GPUs.
+    #[error("no CUDA GPU {ordinal}: this machine has {count}")]
+    DeviceNotFound {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// GPUs present.
+        count: usize,
+    },
+    /// A bundle could not be read.
+    #[error(transparent)]
+    Bundle(#[from] BundleError),
+    /// The bundle cannot run on this device or driver.
+    #[error("bundle `{entry}` cannot run here: {reason}")]
+    IncompatibleBundle {
+        /// The kernel entry.
+        entry: String,
+        /// Why.
+        reason: String,
+    },
+    /// The launch would break assumptions the bundle was compiled under.
+    #[error("{0}")]
+    LaunchRefused(LaunchRefusal),
+    /// Several variants were offered and none accepts the arguments.
+    #[error("{0}")]
+    NoMatchingVariant(NoMatchingVariant),
+    /// The grid is empty or too large.
+    #[error("invalid grid: {0}")]
+    InvalidGrid(String),
+    /// A host buffer does not match the device buffer it is copied to or from.
+    #[error("buffer mismatch: {0}")]
+    BufferMismatch(String),
+    /// Device memory ran out.
+    #[error(
+        "out of device memory while allocating {requested} bytes ({free} of {total} bytes free)"
+    )]
+    OutOfMemory {
+        /// Bytes asked for.
+        requested: u64,
+        /// Bytes free on the device at the time.
+        free: u64,
+        /// Device memory in total.
+        total: u64,
+    },
+    /// The driver's JIT rejected the PTX.
+    #[error("the driver rejected the PTX of `{entry}` ({code}):\n{log}")]
+    Jit {
+        /// The kernel entry.
+        entry: String,
+        /// The driver's error name.
+        code: String,
+        /// The JIT's error log.
+        log: String,
+    },
+    /// Any other driver failure, including faults of a running kernel.
+    #[error("CUDA driver call {call} failed: {code}: {message}")]
+    Driver {
+        /// The call.
+        call: &'static str,
+        /// The error name (`CUDA_ERROR_ILLEGAL_ADDRESS`).
+        code: String,
+        /// The driver's description.
+        message: String,
+    },
+}
+
+impl RuntimeError {
+    /// The CLI exit status for this error (see [`exit`]).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RuntimeError::NoDriver { .. }
+            | RuntimeError::DriverTooOld { .. }
+            | RuntimeError::NoDevice { .. }
+            | RuntimeError::DeviceNotFound { .. }
+            | RuntimeError::OutOfMemory { .. } => exit::UNAVAILABLE,
+            RuntimeError::Bundle(_)
+            | RuntimeError::IncompatibleBundle { .. }
+            | RuntimeError::LaunchRefused(_)
+            | RuntimeError::NoMatchingVariant(_)
+            | RuntimeError::InvalidGrid(_)
+            | RuntimeError::BufferMismatch(_) => exit::INPUT_ERROR,
+            RuntimeError::Jit { .. } | RuntimeError::Driver { .. } => exit::INTERNAL_ERROR,
+        }
+    }
+}
+
+/// A launch refused before it reached the GPU, with every violated assumption.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchRefusal {
+    /// The kernel's specialization, in its key's text form.
+    pub variant: String,
+    /// What the arguments break.
+    pub violations: Vec<Violation>,
+}
+
+impl fmt::Display for LaunchRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "launch refused: ")?;
+        match self.violations.as_slice() {
+            [one] => write!(f, "{one}")?,
+            many => {
+                write!(f, "{} assumptions broken", many.len())?;
+                for v in many {
+                    write!(f, "\n  - {v}")?;
+                }
+            }
+        }
+        write!(f, "\n  compiled variant: {}", self.variant)
+    }
+}
+
+/// No variant among several accepts the launch: why each was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoMatchingVariant {
+    /// Per variant: its key text and why it was refused.
+    pub refusals: Vec<(String, Vec<String>)>,
+}
+
+impl fmt::Display for NoMatchingVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "launch refused: none of the {} compiled variant(s) accepts these arguments",
+            self.refusals.len()
+        )?;
+        for (variant, why) in &self.refusals {
+            write!(f, "\n  {variant}")?;
+            for w in why {
+                write!(f, "\n    - {w}")?;
+            }
+        }
+        Ok(())
+    }
+}
