@@ -31,11 +31,86 @@ impl ParsedModule {
     }
 }
 
+/// Nesting levels (statements and expressions together) the kernel AST may have; deeper
+/// input is a syntax error, so every recursive pass over the AST has a bounded depth.
+pub const MAX_NESTING: u32 = 500;
+
+/// Longest logical statement parsed, in bytes: the parser's tree for it can be as deep
+/// as it is long, and that depth must fit in [`PARSE_STACK`].
+const MAX_STATEMENT_BYTES: usize = 1 << 20;
+
+/// Stack for the parsing thread: the foreign parser's tree is converted and dropped
+/// recursively, one frame per nesting level.
+const PARSE_STACK: usize = 256 << 20;
+
 /// Parses `text` (the contents of `file`) into a [`ParsedModule`].
 ///
-/// Never panics on any input: a syntax error yields an empty module and one `E0001`
-/// diagnostic at the error's position.
+/// Never panics on any input: a syntax error, nesting deeper than [`MAX_NESTING`] or a
+/// parser failure yields an empty module and one `E0001` diagnostic.
 pub fn parse_module(file: FileId, text: &str) -> ParsedModule {
+    if let Some(at) = oversized_statement(text) {
+        let at = Span::point(file, at);
+        return rejected(
+            file,
+            text,
+            at,
+            "statement is too long to parse (over 1 MiB)",
+        );
+    }
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("tritonc-parse".into())
+            .stack_size(PARSE_STACK)
+            .spawn_scoped(scope, || parse_module_inline(file, text));
+        match worker {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                let at = Span::point(file, 0);
+                rejected(file, text, at, "the Python parser failed on this file")
+            }),
+            // No thread available: parse here, which is fine for all but pathological input.
+            Err(_) => parse_module_inline(file, text),
+        }
+    })
+}
+
+/// An empty module with one `E0001` diagnostic.
+fn rejected(file: FileId, text: &str, at: Span, message: &str) -> ParsedModule {
+    let whole = Span::new(file, 0, u32::try_from(text.len()).unwrap_or(u32::MAX));
+    let diag = Diagnostic::error(codes::SYNTAX_ERROR, message)
+        .with_primary(at, "")
+        .with_note("the whole file is skipped until this is fixed");
+    ParsedModule {
+        module: Module {
+            body: Vec::new(),
+            span: whole,
+        },
+        diagnostics: vec![diag],
+    }
+}
+
+/// The start of the first logical statement longer than [`MAX_STATEMENT_BYTES`], if any
+/// (brackets are tracked roughly; strings are not, which only makes the estimate larger).
+fn oversized_statement(text: &str) -> Option<u32> {
+    if text.len() <= MAX_STATEMENT_BYTES {
+        return None;
+    }
+    let (mut depth, mut start) = (0i64, 0usize);
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = (depth - 1).max(0),
+            b'\n' if depth == 0 => start = i + 1,
+            _ => {}
+        }
+        if i - start > MAX_STATEMENT_BYTES {
+            return u32::try_from(start).ok();
+        }
+    }
+    None
+}
+
+/// [`parse_module`] on the current thread's stack.
+fn parse_module_inline(file: FileId, text: &str) -> ParsedModule {
     let whole = Span::new(file, 0, u32::try_from(text.len()).unwrap_or(u32::MAX));
     if u32::try_from(text.len()).is_err() {
         let diag = Diagnostic::error(
@@ -53,8 +128,16 @@ pub fn parse_module(file: FileId, text: &str) -> ParsedModule {
     }
     match py::Suite::parse(text, "<tritonc>") {
         Ok(suite) => {
-            let mut cx = Converter { file, text };
+            let mut cx = Converter {
+                file,
+                text,
+                depth: 0,
+                too_deep: None,
+            };
             let body = cx.stmts(suite);
+            if let Some(at) = cx.too_deep {
+                return rejected(file, text, at, "code is nested too deeply");
+            }
             ParsedModule {
                 module: Module { body, span: whole },
                 diagnostics: Vec::new(),
@@ -127,6 +210,10 @@ fn syntax_error(
 struct Converter<'t> {
     file: FileId,
     text: &'t str,
+    /// Current nesting level (see [`MAX_NESTING`]).
+    depth: u32,
+    /// Where nesting first exceeded [`MAX_NESTING`].
+    too_deep: Option<Span>,
 }
 
 impl Converter<'_> {
@@ -173,6 +260,22 @@ impl Converter<'_> {
     }
 
     fn stmt(&mut self, stmt: py::Stmt) -> Stmt {
+        use rustpython_parser::ast::Ranged;
+        if self.depth >= MAX_NESTING {
+            let span = self.span(stmt.range());
+            self.too_deep.get_or_insert(span);
+            return Stmt {
+                kind: StmtKind::Pass,
+                span,
+            };
+        }
+        self.depth += 1;
+        let out = self.stmt_inner(stmt);
+        self.depth -= 1;
+        out
+    }
+
+    fn stmt_inner(&mut self, stmt: py::Stmt) -> Stmt {
         use py::Stmt as S;
         let range = match &stmt {
             S::FunctionDef(s) => s.range,
@@ -558,6 +661,21 @@ impl Converter<'_> {
     }
 
     fn expr(&mut self, expr: py::Expr) -> Expr {
+        if self.depth >= MAX_NESTING {
+            let span = self.span(expr_range(&expr));
+            self.too_deep.get_or_insert(span);
+            return Expr {
+                kind: ExprKind::Constant(Constant::None),
+                span,
+            };
+        }
+        self.depth += 1;
+        let out = self.expr_inner(expr);
+        self.depth -= 1;
+        out
+    }
+
+    fn expr_inner(&mut self, expr: py::Expr) -> Expr {
         use py::Expr as E;
         let span = self.span(expr_range(&expr));
         let kind = match expr {

@@ -21,6 +21,21 @@
 //!   out cheaply.
 //! - Integer literals are `i128`; larger ones are kept as decimal text
 //!   ([`ast::Constant::BigInt`]) for sema to reject.
+//!
+//! On top of the AST:
+//! - [`discover`] builds a [`ModuleIndex`]: every module-level function, the
+//!   `@triton.jit` [`Kernel`]s with their jit options, `@triton.autotune` configs
+//!   (comprehensions over literal lists and ranges expanded) and `@triton.heuristics`
+//!   entries, the module's constexpr globals, and a [`NameResolver`] that maps
+//!   `tl.math.exp`, `libdevice.rsqrt` or an imported bare name to its dotted path
+//!   (all alternatives when imports are chosen in a module-level `if`/`try`).
+//! - [`check_kernel_subset`] reports, at their spans, the constructs Triton 3.6 rejects
+//!   inside a `@triton.jit` body (`E01xx`); the table is verified against Triton 3.6 by
+//!   the fixtures in `tests/fixtures/subset/`.
+//! - [`codes()`] documents every code this crate emits (`codes::REGISTRY` for the CLI's
+//!   catalog).
+//!
+//! This crate does no I/O and never panics on input text.
 
 pub mod ast;
 mod autotune;
@@ -31,7 +46,7 @@ pub mod resolve;
 mod subset;
 
 pub use codes::codes;
-pub use convert::{parse_module, ParsedModule};
+pub use convert::{parse_module, ParsedModule, MAX_NESTING};
 pub use discovery::{discover, Kernel, ModuleIndex};
 pub use resolve::NameResolver;
 pub use subset::check_kernel_subset;

@@ -125,3 +125,20 @@ fn mutated_inputs_never_panic() {
         }
     }
 }
+
+#[test]
+fn deeply_nested_input_is_an_error_not_a_crash() {
+    let chain = format!("x = {}1\n", "1 + ".repeat(50_000));
+    let calls = format!("x = {}1{}\n", "f(".repeat(5_000), ")".repeat(5_000));
+    for src in [chain, calls] {
+        let parsed = parse_module(FileId(0), &src);
+        assert_eq!(parsed.diagnostics.len(), 1, "{:?}", parsed.diagnostics);
+        assert_eq!(parsed.diagnostics[0].code.0, "E0001");
+        assert_eq!(parsed.diagnostics[0].message, "code is nested too deeply");
+    }
+    // Redundant parentheses build no nodes, so they nest freely.
+    let parens = format!("x = {}1{}\n", "(".repeat(5_000), ")".repeat(5_000));
+    let parsed = parse_module(FileId(0), &parens);
+    assert!(parsed.diagnostics.is_empty());
+    assert_eq!(parsed.module.body.len(), 1);
+}
