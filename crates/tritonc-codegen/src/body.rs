@@ -48,7 +48,9 @@ pub enum IntPredicate {
 pub struct BodyBuilder<'c, 'a> {
     context: &'c Context,
     block: &'a Block<'c>,
-    location: Location<'c>,
+    // The raw handle in a cell, so that lowering code holding `&BodyBuilder` can move the
+    // location op by op; a `Cell<Location<'c>>` would make the builder invariant in `'c`.
+    location: std::cell::Cell<mlir_sys::MlirLocation>,
 }
 
 impl<'c, 'a> BodyBuilder<'c, 'a> {
@@ -57,7 +59,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
         Self {
             context,
             block,
-            location,
+            location: std::cell::Cell::new(location.to_raw()),
         }
     }
 
@@ -67,8 +69,15 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
     }
 
     /// Sets the source location given to the ops built from now on.
-    pub fn set_location(&mut self, location: Location<'c>) {
-        self.location = location;
+    pub fn set_location(&self, location: Location<'c>) {
+        self.location.set(location.to_raw());
+    }
+
+    /// The source location given to new ops.
+    pub fn location(&self) -> Location<'c> {
+        // SAFETY: the cell only ever holds locations of `self.context` (set in `new` and
+        // `set_location` from `Location<'c>` values), which live as long as `'c`.
+        unsafe { Location::from_raw(self.location.get()) }
     }
 
     /// `i32`.
@@ -102,7 +111,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
             .iter()
             .map(|(key, value)| (self.identifier(key), *value))
             .collect();
-        OperationBuilder::new(name, self.location)
+        OperationBuilder::new(name, self.location())
             .add_operands(operands)
             .add_results(results)
             .add_attributes(&attributes)
@@ -193,10 +202,16 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
         )
     }
 
-    /// A `gpu.thread_id`/`gpu.block_id`/`gpu.block_dim` along x, as an `i32`.
-    fn gpu_index_x(&self, name: &str) -> Result<Value<'c, 'a>, CodegenError> {
-        let dimension = Attribute::parse(self.context, "#gpu<dim x>")
-            .expect("invariant: `#gpu<dim x>` is valid GPU dialect syntax");
+    /// A `gpu.thread_id`/`gpu.block_id`/`gpu.block_dim`/`gpu.grid_dim` along dim `axis`
+    /// (0, 1, 2 for x, y, z), as an `i32`.
+    pub fn gpu_index(&self, name: &str, axis: u32) -> Result<Value<'c, 'a>, CodegenError> {
+        let text = match axis {
+            0 => "#gpu<dim x>",
+            1 => "#gpu<dim y>",
+            _ => "#gpu<dim z>",
+        };
+        let dimension = Attribute::parse(self.context, text)
+            .expect("invariant: `#gpu<dim x|y|z>` is valid GPU dialect syntax");
         let index = self.value(
             name,
             &[],
@@ -204,6 +219,10 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
             &[("dimension", dimension)],
         )?;
         self.value("arith.index_cast", &[index], self.i32_type(), &[])
+    }
+
+    fn gpu_index_x(&self, name: &str) -> Result<Value<'c, 'a>, CodegenError> {
+        self.gpu_index(name, 0)
     }
 
     /// The thread's index in its block along x (`%tid.x`).
@@ -339,7 +358,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
     {
         let then_region = self.branch_region(then)?;
         let else_region = self.branch_region(otherwise)?;
-        let op = OperationBuilder::new("scf.if", self.location)
+        let op = OperationBuilder::new("scf.if", self.location())
             .add_operands(&[condition])
             .add_results(result_types)
             .add_regions([then_region, else_region])
@@ -358,7 +377,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
     {
         let block = Block::new(&[]);
         {
-            let builder = BodyBuilder::new(self.context, &block, self.location);
+            let builder = BodyBuilder::new(self.context, &block, self.location());
             let yielded = branch(&builder)?;
             builder.effect("scf.yield", &yielded, &[])?;
         }

@@ -6,6 +6,7 @@ pub mod body;
 pub mod context;
 pub mod error;
 pub mod kernels;
+pub mod lower;
 pub mod math;
 pub mod module;
 pub mod pipeline;
@@ -16,6 +17,9 @@ pub mod target;
 pub use body::BodyBuilder;
 pub use context::codegen_context;
 pub use error::CodegenError;
+pub use lower::{
+    compile_to_ptx, AbiParam, CompileError, CompileOptions, CompileStage, CompiledKernel,
+};
 pub use module::{KernelModule, KernelParam};
 pub use pipeline::{lower_to_ptx, nvptx_pipeline};
 pub use ptxas::{Ptxas, PtxasReport};

@@ -27,6 +27,8 @@ pub enum KernelParam {
     },
     /// A 32-bit integer scalar (PTX `.param .u32`).
     I32,
+    /// A 64-bit integer scalar (PTX `.param .u64`).
+    I64,
     /// A 32-bit float scalar (PTX `.param .f32`).
     F32,
 }
@@ -204,6 +206,7 @@ fn param_type(ctx: &Context, param: KernelParam) -> Type<'_> {
     match param {
         KernelParam::GlobalPtr { .. } => melior::dialect::llvm::r#type::pointer(ctx, 1),
         KernelParam::I32 => IntegerType::new(ctx, 32).into(),
+        KernelParam::I64 => IntegerType::new(ctx, 64).into(),
         KernelParam::F32 => Type::float32(ctx),
     }
 }

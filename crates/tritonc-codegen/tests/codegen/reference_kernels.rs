@@ -1,4 +1,4 @@
-//! End-to-end: build the reference kernels in MLIR, lower them to PTX, check the PTX's
+//! The hand-built reference kernels: build them in MLIR, lower them to PTX, check the PTX's
 //! shape and let ptxas (when installed) assemble it for sm_80 and sm_90.
 
 use std::path::{Path, PathBuf};
@@ -10,11 +10,11 @@ use tritonc_codegen::{
     lower_to_ptx, CodegenError, KernelModule, KernelParam, NvptxTarget, Ptxas,
 };
 
-fn workspace_root() -> PathBuf {
+pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn golden_path(name: &str) -> PathBuf {
+pub fn golden_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(name)
@@ -33,7 +33,7 @@ fn softmax_row_ptx(target: NvptxTarget) -> String {
 }
 
 /// The `.param` lines of `.entry name(...)`, whitespace-normalized.
-fn entry_params(ptx: &str, name: &str) -> Vec<String> {
+pub fn entry_params(ptx: &str, name: &str) -> Vec<String> {
     let header = format!(".visible .entry {name}(");
     let start = ptx
         .find(&header)

@@ -1,0 +1,270 @@
+//! Elementwise tile ops: one MLIR op (or a short sequence) per register.
+
+use melior::ir::{attribute::IntegerAttribute, r#type::IntegerType, Attribute, Type, Value};
+use tritonc_ir::{
+    BinaryOp, CastOp, CmpFPredicate, CmpIPredicate, DType, Elem, MathOp, OpId, OpKind,
+};
+
+use super::function::{FunctionLowering, Lowered};
+use super::LowerError;
+
+fn cmpi_number(p: CmpIPredicate) -> i64 {
+    use CmpIPredicate::*;
+    match p {
+        Eq => 0,
+        Ne => 1,
+        Slt => 2,
+        Sle => 3,
+        Sgt => 4,
+        Sge => 5,
+        Ult => 6,
+        Ule => 7,
+        Ugt => 8,
+        Uge => 9,
+    }
+}
+
+fn cmpf_number(p: CmpFPredicate) -> i64 {
+    use CmpFPredicate::*;
+    match p {
+        Oeq => 1,
+        Ogt => 2,
+        Oge => 3,
+        Olt => 4,
+        Ole => 5,
+        One => 6,
+        Ord => 7,
+        Ueq => 8,
+        Ugt => 9,
+        Uge => 10,
+        Ult => 11,
+        Ule => 12,
+        Une => 13,
+        Uno => 14,
+    }
+}
+
+impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
+    pub(super) fn lower_elementwise(&mut self, op: OpId) -> Result<(), LowerError> {
+        let data = self.func.op(op);
+        let n_operands = data.operands().len();
+        let r = data.results()[0];
+        let mut operands = Vec::new();
+        for i in 0..n_operands {
+            operands.push(self.operand(op, i)?);
+        }
+        let result_ty = self.elem_type(r)?;
+        let result_dtype = self.func.value_type(r).dtype();
+        let operand_dtype = data
+            .operands()
+            .first()
+            .and_then(|&v| self.func.value_type(v).dtype());
+        let scalar = operands.iter().all(|o| o.scalar);
+        let n = operands
+            .iter()
+            .filter(|o| !o.scalar)
+            .map(|o| o.regs.len())
+            .max()
+            .unwrap_or(1);
+        let kind = self.func.kind(op).clone();
+        let mut regs = Vec::with_capacity(n);
+        for i in 0..n {
+            let args: Vec<Value<'c, 'a>> = operands.iter().map(|o| o.reg(i)).collect();
+            regs.push(self.scalar_op(&kind, &args, result_ty, result_dtype, operand_dtype, op)?);
+        }
+        let lowered = if scalar {
+            Lowered::scalar(regs[0])
+        } else {
+            Lowered::block(regs)
+        };
+        self.values.insert(r, lowered);
+        Ok(())
+    }
+
+    /// The per-register code of an elementwise op.
+    pub(super) fn scalar_op(
+        &mut self,
+        kind: &OpKind,
+        args: &[Value<'c, 'a>],
+        result_ty: Type<'c>,
+        result_dtype: Option<DType>,
+        operand_dtype: Option<DType>,
+        op: OpId,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let i64_type: Type = IntegerType::new(ctx, 64).into();
+        let i1: Type = IntegerType::new(ctx, 1).into();
+        match kind {
+            OpKind::Binary(bop @ (BinaryOp::MaxNumF | BinaryOp::MinNumF)) => {
+                // `arith.maxnumf` would become a libdevice call (`__nv_fmaxf`); the LLVM
+                // intrinsic selects PTX `max.f32` directly.
+                let base = if *bop == BinaryOp::MaxNumF {
+                    "llvm.maxnum"
+                } else {
+                    "llvm.minnum"
+                };
+                let suffix = match result_dtype {
+                    Some(DType::F32) => "f32",
+                    Some(DType::F16) => "f16",
+                    Some(DType::F64) => "f64",
+                    Some(DType::BF16) => "bf16",
+                    _ => return Err(self.error("maxnum/minnum of this type is not supported")),
+                };
+                self.mlir(b.call_intrinsic(
+                    &format!("{base}.{suffix}"),
+                    &[args[0], args[1]],
+                    result_ty,
+                ))
+            }
+            OpKind::Binary(bop) => {
+                let fusable = matches!(bop, BinaryOp::AddF | BinaryOp::SubF | BinaryOp::MulF);
+                let mut attrs: Vec<(&str, Attribute)> = Vec::new();
+                if fusable && self.options.fp_fusion {
+                    let fm = Attribute::parse(ctx, "#arith.fastmath<contract>")
+                        .expect("invariant: `#arith.fastmath<contract>` is valid arith syntax");
+                    attrs.push(("fastmath", fm));
+                }
+                self.mlir(b.value(bop.word(), &[args[0], args[1]], result_ty, &attrs))
+            }
+            OpKind::CmpI(p) => {
+                let pred = IntegerAttribute::new(i64_type, cmpi_number(*p)).into();
+                self.mlir(b.value(
+                    "arith.cmpi",
+                    &[args[0], args[1]],
+                    i1,
+                    &[("predicate", pred)],
+                ))
+            }
+            OpKind::CmpF(p) => {
+                let pred = IntegerAttribute::new(i64_type, cmpf_number(*p)).into();
+                self.mlir(b.value(
+                    "arith.cmpf",
+                    &[args[0], args[1]],
+                    i1,
+                    &[("predicate", pred)],
+                ))
+            }
+            OpKind::Select => self.mlir(b.select(args[0], args[1], args[2])),
+            OpKind::Cast { op: cast, rounding } => {
+                if rounding.is_some_and(|r| r != tritonc_ir::RoundingMode::Rtne) {
+                    return Err(self.error(
+                        "round-toward-zero narrowing is not supported by the NVIDIA back end yet",
+                    ));
+                }
+                if *cast == CastOp::Bitcast {
+                    return self.mlir(b.value("llvm.bitcast", &[args[0]], result_ty, &[]));
+                }
+                self.mlir(b.value(cast.word(), &[args[0]], result_ty, &[]))
+            }
+            OpKind::AddPtr => {
+                let pointee = match self.func.value_type(self.func.op(op).results()[0]).elem() {
+                    Elem::Ptr(p) => p.pointee,
+                    _ => return Err(self.error("addptr on a non-pointer")),
+                };
+                let elem = super::function::dtype_type(ctx, pointee).ok_or_else(|| {
+                    self.error(format!("pointers to `{pointee}` are not supported yet"))
+                })?;
+                self.mlir(b.element_ptr(args[0], args[1], elem))
+            }
+            OpKind::IntToPtr => self.mlir(b.value("llvm.inttoptr", &[args[0]], result_ty, &[])),
+            OpKind::PtrToInt => self.mlir(b.value("llvm.ptrtoint", &[args[0]], result_ty, &[])),
+            OpKind::Fma => {
+                let name = match result_dtype {
+                    Some(DType::F32) => "llvm.fma.f32",
+                    Some(DType::F64) => "llvm.fma.f64",
+                    _ => return Err(self.error("fma is supported on fp32 and fp64 only")),
+                };
+                self.mlir(b.call_intrinsic(name, args, result_ty))
+            }
+            OpKind::Math(m) => self.math(*m, args[0], result_ty, operand_dtype),
+            OpKind::PreciseSqrt => {
+                self.intrinsic_f32("llvm.sqrt.f32", args[0], result_ty, operand_dtype)
+            }
+            OpKind::PreciseDivF => {
+                // A plain `fdiv` is IEEE-rounded on NVPTX (`div.rn`).
+                self.mlir(b.value("arith.divf", &[args[0], args[1]], result_ty, &[]))
+            }
+            OpKind::ExternElementwise { symbol, .. } => Err(self.error(format!(
+                "`{symbol}` needs libdevice, which the NVIDIA back end does not link yet"
+            ))),
+            k => Err(self.error(format!(
+                "`{}` is not supported by the NVIDIA back end yet",
+                k.name()
+            ))),
+        }
+    }
+
+    fn intrinsic_f32(
+        &self,
+        name: &str,
+        x: Value<'c, 'a>,
+        ty: Type<'c>,
+        dtype: Option<DType>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        if dtype != Some(DType::F32) {
+            return Err(
+                self.error("this math function is supported on fp32 only by the NVIDIA back end")
+            );
+        }
+        self.mlir(self.b.call_intrinsic(name, &[x], ty))
+    }
+
+    /// Transcendental math through NVVM intrinsics, as Triton lowers fp32 math.
+    fn math(
+        &self,
+        m: MathOp,
+        x: Value<'c, 'a>,
+        ty: Type<'c>,
+        dtype: Option<DType>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
+        let f32_only = |what: &str| {
+            if dtype == Some(DType::F32) {
+                Ok(())
+            } else {
+                Err(self.error(format!(
+                    "`{what}` is supported on fp32 only by the NVIDIA back end"
+                )))
+            }
+        };
+        match m {
+            MathOp::Exp => {
+                f32_only("exp")?;
+                self.mlir(b.exp_f32(x))
+            }
+            MathOp::Exp2 => {
+                f32_only("exp2")?;
+                self.mlir(b.exp2_f32(x))
+            }
+            MathOp::Log2 => self.intrinsic_f32("llvm.nvvm.lg2.approx.f", x, ty, dtype),
+            MathOp::Log => {
+                f32_only("log")?;
+                let l2 = self.mlir(b.call_intrinsic("llvm.nvvm.lg2.approx.f", &[x], ty))?;
+                let ln2 = self.mlir(b.const_f32(std::f32::consts::LN_2))?;
+                self.mlir(b.binary("arith.mulf", l2, ln2))
+            }
+            MathOp::Rsqrt => {
+                f32_only("rsqrt")?;
+                self.mlir(b.rsqrt_f32(x))
+            }
+            MathOp::Sqrt => self.intrinsic_f32("llvm.nvvm.sqrt.approx.f", x, ty, dtype),
+            MathOp::AbsF => match dtype {
+                Some(DType::F32) => self.mlir(b.call_intrinsic("llvm.fabs.f32", &[x], ty)),
+                Some(DType::F16) => self.mlir(b.call_intrinsic("llvm.fabs.f16", &[x], ty)),
+                Some(DType::F64) => self.mlir(b.call_intrinsic("llvm.fabs.f64", &[x], ty)),
+                _ => Err(self.error("abs of this float type is not supported yet")),
+            },
+            MathOp::Floor => self.intrinsic_f32("llvm.floor.f32", x, ty, dtype),
+            MathOp::Ceil => self.intrinsic_f32("llvm.ceil.f32", x, ty, dtype),
+            MathOp::AbsI => {
+                let f = IntegerAttribute::new(IntegerType::new(b.context(), 1).into(), 0).into();
+                self.mlir(b.value("llvm.intr.abs", &[x], ty, &[("is_int_min_poison", f)]))
+            }
+            MathOp::Sin | MathOp::Cos | MathOp::Erf => Err(self.error(format!(
+                "`{}` needs libdevice, which the NVIDIA back end does not link yet",
+                m.word()
+            ))),
+        }
+    }
+}

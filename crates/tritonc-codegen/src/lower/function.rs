@@ -1,0 +1,471 @@
+//! The lowering of one kernel: a walk over its tile ops, each turned into per-thread
+//! MLIR at the op's source location.
+
+use std::collections::HashMap;
+
+use melior::ir::{
+    attribute::{FloatAttribute, IntegerAttribute},
+    r#type::IntegerType,
+    Type, Value,
+};
+use tritonc_diagnostics::SourceMap;
+use tritonc_ir::{ConstValue, DType, Elem, Function, OpId, OpKind};
+use tritonc_ttgir::{Layout, LayoutAssignment, LinearLayout, WARP_SIZE};
+
+use super::{mlir_location, CompileOptions, LowerError};
+use crate::body::BodyBuilder;
+
+/// A lowered tile-IR value: the registers one thread holds (one for a scalar).
+#[derive(Clone)]
+pub(crate) struct Lowered<'c, 'a> {
+    /// The registers, in the layout's register order.
+    pub regs: Vec<Value<'c, 'a>>,
+    /// Whether the value is a per-program scalar (every thread holds the same).
+    pub scalar: bool,
+}
+
+impl<'c, 'a> Lowered<'c, 'a> {
+    pub fn scalar(v: Value<'c, 'a>) -> Self {
+        Lowered {
+            regs: vec![v],
+            scalar: true,
+        }
+    }
+
+    pub fn block(regs: Vec<Value<'c, 'a>>) -> Self {
+        Lowered {
+            regs,
+            scalar: false,
+        }
+    }
+
+    /// Register `i`, or the scalar itself.
+    pub fn reg(&self, i: usize) -> Value<'c, 'a> {
+        if self.scalar {
+            self.regs[0]
+        } else {
+            self.regs[i]
+        }
+    }
+}
+
+pub(crate) struct FunctionLowering<'l, 'c, 'a> {
+    pub b: &'l BodyBuilder<'c, 'a>,
+    pub func: &'l Function,
+    pub layouts: &'l LayoutAssignment,
+    sources: &'l SourceMap,
+    pub options: &'l CompileOptions,
+    args: Vec<Value<'c, 'a>>,
+    pub values: HashMap<tritonc_ir::Value, Lowered<'c, 'a>>,
+    converted: HashMap<(tritonc_ir::Value, Layout), Lowered<'c, 'a>>,
+    thread: Option<(Value<'c, 'a>, Value<'c, 'a>)>,
+    /// Bytes of shared scratch the kernel needs (the largest single use).
+    pub shared_bytes: u32,
+    /// Whether shared scratch was read since the last barrier (a write must wait).
+    pub shared_in_use: bool,
+    pub current_op: Option<OpId>,
+}
+
+/// The MLIR type of a dtype (signless integers; `i1` stays `i1`).
+pub(crate) fn dtype_type<'c>(ctx: &'c melior::Context, d: DType) -> Option<Type<'c>> {
+    Some(match d {
+        DType::I1 => IntegerType::new(ctx, 1).into(),
+        DType::I8 | DType::U8 => IntegerType::new(ctx, 8).into(),
+        DType::I16 | DType::U16 => IntegerType::new(ctx, 16).into(),
+        DType::I32 | DType::U32 => IntegerType::new(ctx, 32).into(),
+        DType::I64 | DType::U64 => IntegerType::new(ctx, 64).into(),
+        DType::F16 => Type::float16(ctx),
+        DType::BF16 => Type::bfloat16(ctx),
+        DType::F32 => Type::float32(ctx),
+        DType::F64 => Type::float64(ctx),
+        _ => return None,
+    })
+}
+
+impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
+    pub fn new(
+        b: &'l BodyBuilder<'c, 'a>,
+        func: &'l Function,
+        layouts: &'l LayoutAssignment,
+        sources: &'l SourceMap,
+        options: &'l CompileOptions,
+        args: Vec<Value<'c, 'a>>,
+    ) -> Self {
+        FunctionLowering {
+            b,
+            func,
+            layouts,
+            sources,
+            options,
+            args,
+            values: HashMap::new(),
+            converted: HashMap::new(),
+            thread: None,
+            shared_bytes: 0,
+            shared_in_use: false,
+            current_op: None,
+        }
+    }
+
+    pub fn shared_bytes(&self) -> u32 {
+        self.shared_bytes
+    }
+
+    /// An error at the op being lowered.
+    pub fn error(&self, message: impl Into<String>) -> LowerError {
+        LowerError {
+            message: message.into(),
+            span: self
+                .current_op
+                .and_then(|op| self.func.op(op).loc.known_span()),
+        }
+    }
+
+    pub fn mlir<T>(&self, r: Result<T, crate::CodegenError>) -> Result<T, LowerError> {
+        r.map_err(|e| self.error(e.to_string()))
+    }
+
+    pub fn run(&mut self) -> Result<(), LowerError> {
+        for (i, &arg) in self.func.args().iter().enumerate() {
+            self.values.insert(arg, Lowered::scalar(self.args[i]));
+        }
+        let ops = self.func.block(self.func.entry_block()).ops().to_vec();
+        for op in ops {
+            self.lower_op(op)?;
+        }
+        Ok(())
+    }
+
+    /// The MLIR type of an IR value's element.
+    pub fn elem_type(&self, v: tritonc_ir::Value) -> Result<Type<'c>, LowerError> {
+        match self.func.value_type(v).elem() {
+            Elem::Ptr(p) => Ok(self.b.ptr_type(p.addr_space)),
+            Elem::DType(d) => dtype_type(self.b.context(), d).ok_or_else(|| {
+                self.error(format!(
+                    "dtype `{d}` is not supported by the NVIDIA back end yet"
+                ))
+            }),
+        }
+    }
+
+    /// `(warp, lane)` of this thread, computed once.
+    pub fn warp_lane(&mut self) -> Result<(Value<'c, 'a>, Value<'c, 'a>), LowerError> {
+        if let Some(t) = self.thread {
+            return Ok(t);
+        }
+        let b = self.b;
+        let tid = self.mlir(b.thread_id_x())?;
+        let mask = self.mlir(b.const_i32(WARP_SIZE as i32 - 1))?;
+        let lane = self.mlir(b.binary("arith.andi", tid, mask))?;
+        let five = self.mlir(b.const_i32(WARP_SIZE.trailing_zeros() as i32))?;
+        let warp = self.mlir(b.binary("arith.shrui", tid, five))?;
+        self.thread = Some((warp, lane));
+        Ok((warp, lane))
+    }
+
+    /// `sum over set bits i of bits: ((bits >> i) & 1) * bases[i][dim]`, as i32.
+    fn bits_to_offset(
+        &self,
+        bits: Value<'c, 'a>,
+        bases: &[Vec<u64>],
+        dim: usize,
+    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let mut acc: Option<Value<'c, 'a>> = None;
+        for (i, base) in bases.iter().enumerate() {
+            let x = base[dim];
+            if x == 0 {
+                continue;
+            }
+            let bit = self.mlir(b.const_i32(1 << i))?;
+            let masked = self.mlir(b.binary("arith.andi", bits, bit))?;
+            let target = x.trailing_zeros() as i32;
+            let moved = match target.cmp(&(i as i32)) {
+                std::cmp::Ordering::Equal => masked,
+                std::cmp::Ordering::Greater => {
+                    let s = self.mlir(b.const_i32(target - i as i32))?;
+                    self.mlir(b.binary("arith.shli", masked, s))?
+                }
+                std::cmp::Ordering::Less => {
+                    let s = self.mlir(b.const_i32(i as i32 - target))?;
+                    self.mlir(b.binary("arith.shrui", masked, s))?
+                }
+            };
+            acc = Some(match acc {
+                None => moved,
+                Some(a) => self.mlir(b.binary("arith.ori", a, moved))?,
+            });
+        }
+        Ok(acc)
+    }
+
+    /// This thread's coordinate offset per dim in `linear` (lanes and warps), as i32;
+    /// `None` where it is 0 for every thread.
+    pub fn thread_offsets(
+        &mut self,
+        linear: &LinearLayout,
+    ) -> Result<Vec<Option<Value<'c, 'a>>>, LowerError> {
+        let (warp, lane) = self.warp_lane()?;
+        let mut out = Vec::new();
+        for d in 0..linear.shape.len() {
+            let l = self.bits_to_offset(lane, &linear.lanes, d)?;
+            let w = self.bits_to_offset(warp, &linear.warps, d)?;
+            out.push(match (l, w) {
+                (Some(l), Some(w)) => Some(self.mlir(self.b.binary("arith.ori", l, w))?),
+                (x, None) | (None, x) => x,
+            });
+        }
+        Ok(out)
+    }
+
+    /// `register + thread offset` for one dim, as i32.
+    pub fn coord(
+        &self,
+        reg_part: u64,
+        offset: Option<Value<'c, 'a>>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let c = self.mlir(self.b.const_i32(reg_part as i32))?;
+        match offset {
+            None => Ok(c),
+            Some(o) if reg_part == 0 => Ok(o),
+            // Disjoint bits: or is add.
+            Some(o) => self.mlir(self.b.binary("arith.ori", o, c)),
+        }
+    }
+
+    /// The layout `v` is used in by operand `i` of the current op.
+    pub fn linear_of(
+        &self,
+        v: tritonc_ir::Value,
+        layout: &Layout,
+    ) -> Result<LinearLayout, LowerError> {
+        let shape = self
+            .func
+            .value_type(v)
+            .known_shape()
+            .ok_or_else(|| self.error("block shape unknown at compile time"))?;
+        layout
+            .to_linear(&shape)
+            .map_err(|e| self.error(e.to_string()))
+    }
+
+    /// Operand `i` of `op` as the op needs it (converted to its layout if needed).
+    pub fn operand(&mut self, op: OpId, i: usize) -> Result<Lowered<'c, 'a>, LowerError> {
+        let v = self.func.op(op).operands()[i];
+        match self.layouts.conversion(op, i).cloned() {
+            None => self
+                .values
+                .get(&v)
+                .cloned()
+                .ok_or_else(|| self.error("operand used before it was lowered")),
+            Some(c) => {
+                if let Some(done) = self.converted.get(&(v, c.to.clone())) {
+                    return Ok(done.clone());
+                }
+                let lowered = self.convert(v, &c.from, &c.to)?;
+                self.converted.insert((v, c.to), lowered.clone());
+                Ok(lowered)
+            }
+        }
+    }
+
+    /// `v` rebuilt in layout `to`: splats, constants and ranges are recomputed, anything
+    /// else moves through shared memory.
+    fn convert(
+        &mut self,
+        v: tritonc_ir::Value,
+        from: &Layout,
+        to: &Layout,
+    ) -> Result<Lowered<'c, 'a>, LowerError> {
+        let target = self.linear_of(v, to)?;
+        let n = target.num_registers() as usize;
+        if let Some(def) = self.func.defining_op(v) {
+            match self.func.kind(def).clone() {
+                OpKind::Constant(_) => {
+                    let src = self.values[&v].reg(0);
+                    return Ok(Lowered::block(vec![src; n]));
+                }
+                OpKind::Splat => {
+                    let s = self.func.op(def).operands()[0];
+                    let src = self.values[&s].reg(0);
+                    return Ok(Lowered::block(vec![src; n]));
+                }
+                OpKind::MakeRange { start, .. } => return self.make_range(start, &target),
+                _ => {}
+            }
+        }
+        let source = self.linear_of(v, from)?;
+        let regs = self.values[&v].regs.clone();
+        let elem = self.elem_type(v)?;
+        let out = self.through_shared(&regs, elem, &source, &target)?;
+        Ok(Lowered::block(out))
+    }
+
+    pub fn make_range(
+        &mut self,
+        start: i32,
+        linear: &LinearLayout,
+    ) -> Result<Lowered<'c, 'a>, LowerError> {
+        let offsets = self.thread_offsets(linear)?;
+        let mut regs = Vec::new();
+        for c in linear.register_coords() {
+            let part = c[0] as i64 + i64::from(start);
+            regs.push(self.coord(part as u64, offsets[0])?);
+        }
+        Ok(Lowered::block(regs))
+    }
+
+    /// The layout of result `v` of the current op, linear.
+    pub fn result_linear(&self, v: tritonc_ir::Value) -> Result<LinearLayout, LowerError> {
+        let layout = self
+            .layouts
+            .layout(v)
+            .ok_or_else(|| self.error("block value without a layout"))?
+            .clone();
+        self.linear_of(v, &layout)
+    }
+
+    fn set(&mut self, op: OpId, lowered: Lowered<'c, 'a>) {
+        let r = self.func.op(op).results()[0];
+        self.values.insert(r, lowered);
+    }
+
+    /// An `arith.constant` of `value` in the element type of `v`.
+    pub fn constant(
+        &self,
+        v: tritonc_ir::Value,
+        value: ConstValue,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let ty = self.elem_type(v)?;
+        let ctx = self.b.context();
+        let attr = match value {
+            ConstValue::Int(i) => IntegerAttribute::new(ty, i as i64).into(),
+            ConstValue::Float(f) => FloatAttribute::new(ctx, ty, f).into(),
+        };
+        self.mlir(self.b.value("arith.constant", &[], ty, &[("value", attr)]))
+    }
+
+    /// An `i64` constant.
+    pub fn const_i64(&self, v: i64) -> Result<Value<'c, 'a>, LowerError> {
+        let ty: Type = IntegerType::new(self.b.context(), 64).into();
+        let attr = IntegerAttribute::new(ty, v).into();
+        self.mlir(self.b.value("arith.constant", &[], ty, &[("value", attr)]))
+    }
+
+    pub fn lower_op(&mut self, op: OpId) -> Result<(), LowerError> {
+        self.current_op = Some(op);
+        let loc = mlir_location(self.b.context(), self.sources, &self.func.op(op).loc);
+        self.b.set_location(loc);
+        let kind = self.func.kind(op).clone();
+        let data = self.func.op(op);
+        let result = data.results().first().copied();
+        let b = self.b;
+        match kind {
+            OpKind::Return => Ok(()),
+            OpKind::GetProgramId { axis } => {
+                let v = self.mlir(b.gpu_index("gpu.block_id", axis))?;
+                self.set(op, Lowered::scalar(v));
+                Ok(())
+            }
+            OpKind::GetNumPrograms { axis } => {
+                let v = self.mlir(b.gpu_index("gpu.grid_dim", axis))?;
+                self.set(op, Lowered::scalar(v));
+                Ok(())
+            }
+            OpKind::Constant(c) => {
+                let r = result.expect("invariant: a constant has one result");
+                let v = self.constant(r, c)?;
+                let lowered = if self.func.value_type(r).is_tensor() {
+                    let n = self.result_linear(r)?.num_registers() as usize;
+                    Lowered::block(vec![v; n])
+                } else {
+                    Lowered::scalar(v)
+                };
+                self.set(op, lowered);
+                Ok(())
+            }
+            OpKind::MakeRange { start, .. } => {
+                let r = result.expect("invariant: make_range has one result");
+                let linear = self.result_linear(r)?;
+                let lowered = self.make_range(start, &linear)?;
+                self.set(op, lowered);
+                Ok(())
+            }
+            OpKind::Splat => {
+                let r = result.expect("invariant: splat has one result");
+                let n = self.result_linear(r)?.num_registers() as usize;
+                let s = self.operand(op, 0)?.reg(0);
+                self.set(op, Lowered::block(vec![s; n]));
+                Ok(())
+            }
+            OpKind::Broadcast | OpKind::ExpandDims { .. } => self.lower_reshape_like(op),
+            OpKind::Hint(_) => {
+                let v = self.operand(op, 0)?;
+                self.set(op, v);
+                Ok(())
+            }
+            OpKind::Load { .. } => self.lower_load(op),
+            OpKind::Store { .. } => self.lower_store(op),
+            OpKind::Reduce { .. } => self.lower_reduce(op),
+            OpKind::Barrier => {
+                self.mlir(b.barrier())?;
+                Ok(())
+            }
+            k if k.num_regions() == 0 && result.is_some() => self.lower_elementwise(op),
+            k => Err(self.error(format!(
+                "`{}` is not supported by the NVIDIA back end yet",
+                k.name()
+            ))),
+        }
+    }
+
+    /// `tt.broadcast` and `tt.expand_dims`: each result register reads the operand
+    /// register at the same element with the stretched (or new) dims at 0.
+    fn lower_reshape_like(&mut self, op: OpId) -> Result<(), LowerError> {
+        let data = self.func.op(op);
+        let src_v = data.operands()[0];
+        let r = data.results()[0];
+        let src_layout = self
+            .layouts
+            .operand_layout(self.func, op, 0)
+            .ok_or_else(|| self.error("operand without a layout"))?
+            .clone();
+        let src_lin = self.linear_of(src_v, &src_layout)?;
+        let dst_lin = self.result_linear(r)?;
+        let src = self.operand(op, 0)?;
+        let expand_axis = match self.func.kind(op) {
+            OpKind::ExpandDims { axis } => Some(*axis as usize),
+            _ => None,
+        };
+        let index: HashMap<Vec<u64>, usize> = src_lin
+            .register_coords()
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| (c, i))
+            .collect();
+        let mut regs = Vec::new();
+        for c in dst_lin.register_coords() {
+            let key: Vec<u64> = match expand_axis {
+                Some(axis) => c
+                    .iter()
+                    .enumerate()
+                    .filter(|&(d, _)| d != axis)
+                    .map(|(_, &x)| x)
+                    .collect(),
+                None => c
+                    .iter()
+                    .zip(&src_lin.shape)
+                    .map(|(&x, &s)| if s == 1 { 0 } else { x })
+                    .collect(),
+            };
+            let i = index.get(&key).ok_or_else(|| {
+                self.error(
+                    "internal: the operand's layout does not hold the element a register needs",
+                )
+            })?;
+            regs.push(src.reg(*i));
+        }
+        self.set(op, Lowered::block(regs));
+        Ok(())
+    }
+}

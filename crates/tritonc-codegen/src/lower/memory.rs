@@ -1,0 +1,499 @@
+//! Global loads and stores (vectorized, predicated) and shared-memory layout conversion.
+//!
+//! An unmasked access of `vec` elements is an `llvm.load`/`llvm.store` of
+//! `vector<vec x T>` with its full alignment, which NVPTX selects as `ld.global.v4.b32`
+//! and the like. A masked one is inline PTX in Triton's form: the destination words are
+//! first set to `other` (or 0), then `@p ld.global.v4.b32 {…}, [addr]` loads them only
+//! when the predicate holds — no branch per element. Stores are `@p st.global…`.
+
+use melior::ir::{
+    attribute::{DenseI64ArrayAttribute, IntegerAttribute, StringAttribute},
+    r#type::IntegerType,
+    Attribute, Type, Value,
+};
+use tritonc_ir::{DType, Elem, OpId};
+use tritonc_ttgir::LinearLayout;
+
+use super::function::{dtype_type, FunctionLowering, Lowered};
+use super::{LowerError, SHARED_SCRATCH};
+use crate::body::SHARED_ADDRESS_SPACE;
+
+impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
+    fn pointee(&self, ptr: tritonc_ir::Value) -> Result<DType, LowerError> {
+        match self.func.value_type(ptr).elem() {
+            Elem::Ptr(p) if p.addr_space == 1 => Ok(p.pointee),
+            _ => Err(self.error("loads and stores need global-memory pointers")),
+        }
+    }
+
+    fn access_shape(&self, op: OpId, bits: u32) -> Result<u32, LowerError> {
+        let vec = self.layouts.access(op).map_or(1, |p| p.vector_width);
+        if bits < 8 {
+            return Err(
+                self.error("i1 memory accesses are not supported by the NVIDIA back end yet")
+            );
+        }
+        Ok(vec)
+    }
+
+    pub(super) fn lower_load(&mut self, op: OpId) -> Result<(), LowerError> {
+        let data = self.func.op(op);
+        let ptr_v = data.operands()[0];
+        let n_operands = data.operands().len();
+        let r = data.results()[0];
+        let dtype = self.pointee(ptr_v)?;
+        let bits = dtype.bitwidth().unwrap_or(0);
+        let vec = self.access_shape(op, bits)? as usize;
+        let ptrs = self.operand(op, 0)?;
+        let mask = if n_operands > 1 {
+            Some(self.operand(op, 1)?)
+        } else {
+            None
+        };
+        let other = if n_operands > 2 {
+            Some(self.operand(op, 2)?)
+        } else {
+            None
+        };
+        let mut regs = Vec::with_capacity(ptrs.regs.len());
+        for g in (0..ptrs.regs.len()).step_by(vec) {
+            let others: Option<Vec<Value<'c, 'a>>> = other
+                .as_ref()
+                .map(|o| (g..g + vec).map(|i| o.reg(i)).collect());
+            let pred = mask.as_ref().map(|m| m.reg(g));
+            let values = self.load_vector(ptrs.reg(g), pred, others, dtype, vec)?;
+            regs.extend(values);
+        }
+        let lowered = if ptrs.scalar {
+            Lowered::scalar(regs[0])
+        } else {
+            Lowered::block(regs)
+        };
+        self.values.insert(r, lowered);
+        Ok(())
+    }
+
+    pub(super) fn lower_store(&mut self, op: OpId) -> Result<(), LowerError> {
+        let data = self.func.op(op);
+        let ptr_v = data.operands()[0];
+        let n_operands = data.operands().len();
+        let dtype = self.pointee(ptr_v)?;
+        let bits = dtype.bitwidth().unwrap_or(0);
+        let vec = self.access_shape(op, bits)? as usize;
+        let ptrs = self.operand(op, 0)?;
+        let values = self.operand(op, 1)?;
+        let mask = if n_operands > 2 {
+            Some(self.operand(op, 2)?)
+        } else {
+            None
+        };
+        for g in (0..ptrs.regs.len()).step_by(vec) {
+            let group: Vec<Value<'c, 'a>> = (g..g + vec).map(|i| values.reg(i)).collect();
+            let pred = mask.as_ref().map(|m| m.reg(g));
+            self.store_vector(ptrs.reg(g), &group, pred, dtype, vec)?;
+        }
+        Ok(())
+    }
+
+    fn i32c(&self, v: i32) -> Result<Value<'c, 'a>, LowerError> {
+        self.mlir(self.b.const_i32(v))
+    }
+
+    fn vector_type(&self, elem: Type<'c>, n: usize) -> Result<Type<'c>, LowerError> {
+        Type::parse(self.b.context(), &format!("vector<{n}x{elem}>"))
+            .ok_or_else(|| self.error(format!("cannot form vector<{n}x{elem}>")))
+    }
+
+    /// Packs `elems` (of `dtype`) into one `word_bits` integer.
+    fn pack(
+        &self,
+        elems: &[Value<'c, 'a>],
+        dtype: DType,
+        word_bits: u32,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let word: Type = IntegerType::new(ctx, word_bits).into();
+        let elem = dtype_type(ctx, dtype).ok_or_else(|| self.error("unsupported element type"))?;
+        let source = if elems.len() == 1 {
+            elems[0]
+        } else {
+            let vt = self.vector_type(elem, elems.len())?;
+            let mut v = self.mlir(b.value("llvm.mlir.undef", &[], vt, &[]))?;
+            for (i, &e) in elems.iter().enumerate() {
+                let pos = self.i32c(i as i32)?;
+                v = self.mlir(b.value("llvm.insertelement", &[v, e, pos], vt, &[]))?;
+            }
+            v
+        };
+        if elems.len() == 1 && dtype.is_int() {
+            return Ok(source);
+        }
+        self.mlir(b.value("llvm.bitcast", &[source], word, &[]))
+    }
+
+    /// Splits one `word_bits` integer into `k` elements of `dtype`.
+    fn unpack(
+        &self,
+        word: Value<'c, 'a>,
+        dtype: DType,
+        k: usize,
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let elem =
+            dtype_type(b.context(), dtype).ok_or_else(|| self.error("unsupported element type"))?;
+        if k == 1 {
+            if dtype.is_int() {
+                return Ok(vec![word]);
+            }
+            return Ok(vec![self.mlir(b.value(
+                "llvm.bitcast",
+                &[word],
+                elem,
+                &[],
+            ))?]);
+        }
+        let vt = self.vector_type(elem, k)?;
+        let v = self.mlir(b.value("llvm.bitcast", &[word], vt, &[]))?;
+        (0..k)
+            .map(|i| {
+                let pos = self.i32c(i as i32)?;
+                self.mlir(b.value("llvm.extractelement", &[v, pos], elem, &[]))
+            })
+            .collect()
+    }
+
+    /// The word size of a predicated access of `vec` elements of `bits`.
+    fn word_bits(&self, bits: u32, vec: usize) -> Result<(u32, usize), LowerError> {
+        let total = bits * vec as u32;
+        let word = if bits >= 32 { bits } else { total.min(32) };
+        if word < 16 {
+            return Err(self.error("masked accesses narrower than 16 bits are not supported yet"));
+        }
+        Ok((word, (total / word) as usize))
+    }
+
+    fn inline_asm(
+        &self,
+        asm: &str,
+        constraints: &str,
+        operands: &[Value<'c, 'a>],
+        result: Option<Type<'c>>,
+    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        // The dialect (AT&T, the default) is left implicit.
+        let attrs: [(&str, Attribute<'c>); 3] = [
+            ("asm_string", StringAttribute::new(ctx, asm).into()),
+            ("constraints", StringAttribute::new(ctx, constraints).into()),
+            ("has_side_effects", Attribute::unit(ctx)),
+        ];
+        match result {
+            Some(ty) => Ok(Some(self.mlir(b.value(
+                "llvm.inline_asm",
+                operands,
+                ty,
+                &attrs,
+            ))?)),
+            None => {
+                self.mlir(b.effect("llvm.inline_asm", operands, &attrs))?;
+                Ok(None)
+            }
+        }
+    }
+
+    fn load_vector(
+        &mut self,
+        addr: Value<'c, 'a>,
+        pred: Option<Value<'c, 'a>>,
+        others: Option<Vec<Value<'c, 'a>>>,
+        dtype: DType,
+        vec: usize,
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let bits = dtype.bitwidth().unwrap_or(8);
+        let elem = dtype_type(ctx, dtype).ok_or_else(|| self.error("unsupported element type"))?;
+        let Some(pred) = pred else {
+            let ty = if vec == 1 {
+                elem
+            } else {
+                self.vector_type(elem, vec)?
+            };
+            let i64_type: Type = IntegerType::new(ctx, 64).into();
+            let align = IntegerAttribute::new(i64_type, i64::from(bits / 8) * vec as i64).into();
+            let v = self.mlir(b.value("llvm.load", &[addr], ty, &[("alignment", align)]))?;
+            if vec == 1 {
+                return Ok(vec![v]);
+            }
+            return (0..vec)
+                .map(|i| {
+                    let pos = self.i32c(i as i32)?;
+                    self.mlir(b.value("llvm.extractelement", &[v, pos], elem, &[]))
+                })
+                .collect();
+        };
+        let (word_bits, nwords) = self.word_bits(bits, vec)?;
+        let per_word = vec / nwords;
+        let word: Type = IntegerType::new(ctx, word_bits).into();
+        let letter = match word_bits {
+            16 => "h",
+            32 => "r",
+            _ => "l",
+        };
+        let mut initial = Vec::new();
+        for w in 0..nwords {
+            initial.push(match &others {
+                Some(o) => self.pack(&o[w * per_word..(w + 1) * per_word], dtype, word_bits)?,
+                None => {
+                    let zero = IntegerAttribute::new(word, 0).into();
+                    self.mlir(b.value("arith.constant", &[], word, &[("value", zero)]))?
+                }
+            });
+        }
+        let outs: Vec<String> = (0..nwords).map(|i| format!("${i}")).collect();
+        let mut asm = String::new();
+        for i in 0..nwords {
+            asm.push_str(&format!("mov.b{word_bits} ${i}, ${};\n\t", nwords + 2 + i));
+        }
+        let width = if nwords > 1 {
+            format!(".v{nwords}")
+        } else {
+            String::new()
+        };
+        asm.push_str(&format!(
+            "@${} ld.global{width}.b{word_bits} {{ {} }}, [ ${} + 0 ];",
+            nwords + 1,
+            outs.join(", "),
+            nwords
+        ));
+        let mut constraints: Vec<String> = (0..nwords).map(|_| format!("={letter}")).collect();
+        constraints.push("l".into());
+        constraints.push("b".into());
+        constraints.extend((0..nwords).map(|_| letter.to_string()));
+        let mut operands = vec![addr, pred];
+        operands.extend(initial);
+        let result_ty = if nwords == 1 {
+            word
+        } else {
+            let fields = vec![word.to_string(); nwords].join(", ");
+            Type::parse(ctx, &format!("!llvm.struct<({fields})>"))
+                .ok_or_else(|| self.error("cannot form the inline-asm result struct"))?
+        };
+        let result = self
+            .inline_asm(&asm, &constraints.join(","), &operands, Some(result_ty))?
+            .expect("invariant: inline_asm with a result type returns a value");
+        let mut out = Vec::with_capacity(vec);
+        for w in 0..nwords {
+            let word_value = if nwords == 1 {
+                result
+            } else {
+                let pos = DenseI64ArrayAttribute::new(ctx, &[w as i64]).into();
+                self.mlir(b.value("llvm.extractvalue", &[result], word, &[("position", pos)]))?
+            };
+            out.extend(self.unpack(word_value, dtype, per_word)?);
+        }
+        Ok(out)
+    }
+
+    fn store_vector(
+        &mut self,
+        addr: Value<'c, 'a>,
+        values: &[Value<'c, 'a>],
+        pred: Option<Value<'c, 'a>>,
+        dtype: DType,
+        vec: usize,
+    ) -> Result<(), LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let bits = dtype.bitwidth().unwrap_or(8);
+        let elem = dtype_type(ctx, dtype).ok_or_else(|| self.error("unsupported element type"))?;
+        let Some(pred) = pred else {
+            let value = if vec == 1 {
+                values[0]
+            } else {
+                let vt = self.vector_type(elem, vec)?;
+                let mut v = self.mlir(b.value("llvm.mlir.undef", &[], vt, &[]))?;
+                for (i, &e) in values.iter().enumerate() {
+                    let pos = self.i32c(i as i32)?;
+                    v = self.mlir(b.value("llvm.insertelement", &[v, e, pos], vt, &[]))?;
+                }
+                v
+            };
+            let i64_type: Type = IntegerType::new(ctx, 64).into();
+            let align = IntegerAttribute::new(i64_type, i64::from(bits / 8) * vec as i64).into();
+            self.mlir(b.effect("llvm.store", &[value, addr], &[("alignment", align)]))?;
+            return Ok(());
+        };
+        let (word_bits, nwords) = self.word_bits(bits, vec)?;
+        let per_word = vec / nwords;
+        let letter = match word_bits {
+            16 => "h",
+            32 => "r",
+            _ => "l",
+        };
+        let mut operands = vec![addr, pred];
+        for w in 0..nwords {
+            operands.push(self.pack(
+                &values[w * per_word..(w + 1) * per_word],
+                dtype,
+                word_bits,
+            )?);
+        }
+        let ins: Vec<String> = (0..nwords).map(|i| format!("${}", i + 2)).collect();
+        let width = if nwords > 1 {
+            format!(".v{nwords}")
+        } else {
+            String::new()
+        };
+        let asm = format!(
+            "@$1 st.global{width}.b{word_bits} [ $0 + 0 ], {{ {} }};",
+            ins.join(", ")
+        );
+        let mut constraints = vec!["l".to_string(), "b".to_string()];
+        constraints.extend((0..nwords).map(|_| letter.to_string()));
+        self.inline_asm(&asm, &constraints.join(","), &operands, None)?;
+        Ok(())
+    }
+
+    /// Row-major linear index of this thread's part of `linear`'s coordinates.
+    pub(super) fn thread_linear_index(
+        &mut self,
+        linear: &LinearLayout,
+        skip_dim: Option<usize>,
+    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
+        let offsets = self.thread_offsets(linear)?;
+        let strides = row_major_strides(&linear.shape, skip_dim);
+        let mut acc: Option<Value<'c, 'a>> = None;
+        for (d, off) in offsets.into_iter().enumerate() {
+            let (Some(off), Some(stride)) = (off, strides[d]) else {
+                continue;
+            };
+            let scaled = if stride == 1 {
+                off
+            } else {
+                let s = self.i32c(stride as i32)?;
+                self.mlir(self.b.binary("arith.muli", off, s))?
+            };
+            acc = Some(match acc {
+                None => scaled,
+                Some(a) => self.mlir(self.b.binary("arith.addi", a, scaled))?,
+            });
+        }
+        Ok(acc)
+    }
+
+    /// A pointer to element `index` (`const_part + dynamic`) of the shared scratch seen as
+    /// an array of `elem`, after `byte_offset` bytes.
+    pub(super) fn shared_slot(
+        &self,
+        elem: Type<'c>,
+        byte_offset: u32,
+        const_part: u64,
+        dynamic: Option<Value<'c, 'a>>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
+        let base = self.mlir(b.address_of(SHARED_SCRATCH, SHARED_ADDRESS_SPACE))?;
+        let base = if byte_offset == 0 {
+            base
+        } else {
+            let i8t: Type = IntegerType::new(b.context(), 8).into();
+            let off = self.i32c(byte_offset as i32)?;
+            self.mlir(b.element_ptr(base, off, i8t))?
+        };
+        let c = self.i32c(const_part as i32)?;
+        let index = match dynamic {
+            None => c,
+            Some(d) if const_part == 0 => d,
+            Some(d) => self.mlir(b.binary("arith.addi", d, c))?,
+        };
+        self.mlir(b.element_ptr(base, index, elem))
+    }
+
+    /// Waits for earlier readers of the shared scratch before it is written again.
+    pub(super) fn claim_shared(&mut self, bytes: u64) -> Result<(), LowerError> {
+        let bytes = u32::try_from(bytes).map_err(|_| self.error("shared scratch over 4 GiB"))?;
+        self.shared_bytes = self.shared_bytes.max(bytes.next_multiple_of(16));
+        if self.shared_in_use {
+            self.mlir(self.b.barrier())?;
+        }
+        Ok(())
+    }
+
+    /// Moves `regs` (held in `source`) to the registers of `target` through shared memory.
+    pub(super) fn through_shared(
+        &mut self,
+        regs: &[Value<'c, 'a>],
+        elem: Type<'c>,
+        source: &LinearLayout,
+        target: &LinearLayout,
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let is_i1 = elem == Type::from(IntegerType::new(ctx, 1));
+        let storage: Type = if is_i1 {
+            IntegerType::new(ctx, 8).into()
+        } else {
+            elem
+        };
+        let bytes = storage_bytes(storage);
+        let numel: u64 = source.shape.iter().product();
+        self.claim_shared(numel * bytes)?;
+        let strides = row_major_strides(&source.shape, None);
+        let linear_of = |c: &[u64]| -> u64 {
+            c.iter()
+                .zip(&strides)
+                .map(|(&x, s)| x * s.unwrap_or(0))
+                .sum()
+        };
+        let thread = self.thread_linear_index(source, None)?;
+        for (r, c) in source.register_coords().iter().enumerate() {
+            let slot = self.shared_slot(storage, 0, linear_of(c), thread)?;
+            let v = if is_i1 {
+                self.mlir(b.value("arith.extui", &[regs[r]], storage, &[]))?
+            } else {
+                regs[r]
+            };
+            self.mlir(b.store(v, slot))?;
+        }
+        self.mlir(b.barrier())?;
+        let thread = self.thread_linear_index(target, None)?;
+        let mut out = Vec::new();
+        for c in target.register_coords() {
+            let slot = self.shared_slot(storage, 0, linear_of(&c), thread)?;
+            let v = self.mlir(b.load(slot, storage))?;
+            out.push(if is_i1 {
+                self.mlir(b.value("arith.trunci", &[v], elem, &[]))?
+            } else {
+                v
+            });
+        }
+        self.shared_in_use = true;
+        Ok(out)
+    }
+}
+
+/// Row-major strides of `shape`; `skip_dim` is left out (its stride is `None`).
+pub(super) fn row_major_strides(shape: &[u64], skip_dim: Option<usize>) -> Vec<Option<u64>> {
+    let mut strides = vec![None; shape.len()];
+    let mut s = 1u64;
+    for d in (0..shape.len()).rev() {
+        if Some(d) == skip_dim {
+            continue;
+        }
+        strides[d] = Some(s);
+        s *= shape[d];
+    }
+    strides
+}
+
+/// Bytes of a scalar MLIR type in memory (pointers are 8).
+pub(super) fn storage_bytes(ty: Type<'_>) -> u64 {
+    let text = ty.to_string();
+    match text.as_str() {
+        "i8" => 1,
+        "i16" | "f16" | "bf16" => 2,
+        "i32" | "f32" => 4,
+        _ => 8,
+    }
+}

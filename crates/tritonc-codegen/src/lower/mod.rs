@@ -1,0 +1,285 @@
+//! Tile IR → per-thread MLIR → PTX.
+//!
+//! [`compile_to_ptx`] assigns layouts ([`tritonc_ttgir::assign_layouts`]), then lowers
+//! every tile op to the code one thread runs: a block value becomes the list of its
+//! registers in the thread (one SSA value each, in the layout's register order),
+//! elementwise ops apply per register, loads and stores become vector accesses
+//! (predicated inline PTX when masked), reductions follow the
+//! [`tritonc_ttgir::ReductionSchedule`] (in-thread fold, `shfl.sync.bfly`, shared memory
+//! across warps), and layout conversions go through shared memory. Every MLIR op
+//! carries the Python `file:line:col` of the tile op it came from.
+
+mod elementwise;
+mod function;
+mod memory;
+mod reduce;
+
+use std::fmt;
+
+use melior::ir::Location;
+use tritonc_diagnostics::{SourceMap, Span};
+use tritonc_ir::{DType, Function, Type};
+use tritonc_ttgir::assign_layouts;
+
+use crate::{
+    context::codegen_context, error::CodegenError, module::KernelModule, module::KernelParam,
+    pipeline::lower_to_ptx, target::NvptxTarget,
+};
+
+/// The name of the shared-memory array every kernel's scratch lives in.
+pub const SHARED_SCRATCH: &str = "tritonc_smem";
+
+/// Settings of one compilation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Warps per CTA (Triton's `num_warps`, a power of two ≤ 32).
+    pub num_warps: u32,
+    /// Let LLVM fuse `a * b + c` into `fma` (Triton's `enable_fp_fusion`, on by default).
+    pub fp_fusion: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            num_warps: 4,
+            fp_fusion: true,
+        }
+    }
+}
+
+/// One kernel parameter as the launcher passes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AbiParam {
+    /// The tile-IR argument index it comes from.
+    pub arg_index: usize,
+    /// The Triton signature type (`*fp32`, `i32`, `fp32`, …).
+    pub ty: String,
+    /// PTX: `.u64 .ptr .global`, `.u32`, `.u64`, `.f32`.
+    pub ptx: &'static str,
+    /// Alignment promised for pointers (`tt.divisibility`).
+    pub align: Option<u32>,
+}
+
+/// A kernel compiled to PTX, with what a launcher needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompiledKernel {
+    /// The PTX text.
+    pub ptx: String,
+    /// The `.entry` name.
+    pub name: String,
+    /// Warps per CTA: launch with `32 * num_warps` threads.
+    pub num_warps: u32,
+    /// Static shared memory in bytes.
+    pub shared_bytes: u32,
+    /// The parameters, in order.
+    pub abi: Vec<AbiParam>,
+}
+
+/// The stage a compilation failed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompileStage {
+    /// Layout assignment (tile IR → ttgir).
+    Layouts,
+    /// Building the per-thread MLIR.
+    Lowering,
+    /// MLIR verification and the NVVM pipeline to PTX.
+    Mlir,
+}
+
+impl fmt::Display for CompileStage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CompileStage::Layouts => "layout assignment",
+            CompileStage::Lowering => "lowering to MLIR",
+            CompileStage::Mlir => "MLIR to PTX",
+        })
+    }
+}
+
+/// Why a kernel did not compile: the stage, the message and the source span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileError {
+    /// Where in the pipeline.
+    pub stage: CompileStage,
+    /// What went wrong; MLIR's messages start with `file:line:col`.
+    pub message: String,
+    /// The tile op's span, when known.
+    pub span: Option<Span>,
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} failed: {}", self.stage, self.message)
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// The PTX parameter of a tile-IR argument type.
+fn abi_param(
+    index: usize,
+    ty: &Type,
+    divisibility: Option<u32>,
+) -> Option<(KernelParam, AbiParam)> {
+    let (param, ptx, sig) = match ty {
+        Type::Ptr(p) => {
+            let align = divisibility.filter(|&d| d >= 16).map(|_| 16);
+            let sig = format!("*{}", p.pointee.signature_name()?);
+            return Some((
+                KernelParam::GlobalPtr { align },
+                AbiParam {
+                    arg_index: index,
+                    ty: sig,
+                    ptx: ".u64 .ptr .global",
+                    align,
+                },
+            ));
+        }
+        Type::Scalar(DType::I32) | Type::Scalar(DType::U32) => (KernelParam::I32, ".u32", ty),
+        Type::Scalar(DType::I64) | Type::Scalar(DType::U64) => (KernelParam::I64, ".u64", ty),
+        Type::Scalar(DType::F32) => (KernelParam::F32, ".f32", ty),
+        _ => return None,
+    };
+    Some((
+        param,
+        AbiParam {
+            arg_index: index,
+            ty: sig.dtype()?.signature_name()?.to_string(),
+            ptx,
+            align: None,
+        },
+    ))
+}
+
+/// The MLIR location of a span: `file:line:col` (1-based), through the inlining call
+/// sites when there are any.
+pub(crate) fn mlir_location<'c>(
+    context: &'c melior::Context,
+    sources: &SourceMap,
+    loc: &tritonc_ir::Location,
+) -> Location<'c> {
+    let at = |span: Span| -> Location<'c> {
+        match sources.try_get(span.file) {
+            Some(file) => {
+                let lc = file.line_col(span.start);
+                let path = file.path().display().to_string();
+                Location::new(
+                    context,
+                    &path,
+                    lc.line as usize + 1,
+                    lc.col_utf8 as usize + 1,
+                )
+            }
+            None => Location::unknown(context),
+        }
+    };
+    let Some(span) = loc.known_span() else {
+        return Location::unknown(context);
+    };
+    let mut result = at(span);
+    for &call in &loc.call_sites {
+        result = Location::call_site(result, at(call));
+    }
+    result
+}
+
+/// Compiles one kernel of the tile IR to PTX for `target`.
+pub fn compile_to_ptx(
+    func: &Function,
+    sources: &SourceMap,
+    target: &NvptxTarget,
+    options: &CompileOptions,
+) -> Result<CompiledKernel, CompileError> {
+    let layouts = assign_layouts(func, options.num_warps).map_err(|e| CompileError {
+        stage: CompileStage::Layouts,
+        message: e.message,
+        span: e.span,
+    })?;
+    let mut params = Vec::new();
+    let mut abi = Vec::new();
+    for (i, &arg) in func.args().iter().enumerate() {
+        let ty = func.value_type(arg);
+        let div = func.arg_attrs.get(i).and_then(|a| a.divisibility);
+        let (p, a) = abi_param(i, ty, div).ok_or_else(|| CompileError {
+            stage: CompileStage::Lowering,
+            message: format!(
+                "kernel argument {i} of type `{ty}` is not supported by the NVIDIA back end yet"
+            ),
+            span: func.loc.known_span(),
+        })?;
+        params.push(p);
+        abi.push(a);
+    }
+
+    let context = codegen_context();
+    let fn_loc = mlir_location(&context, sources, &func.loc);
+    let mut kernels = KernelModule::new(&context, &format!("{}_module", func.name), fn_loc);
+    let threads = options.num_warps * tritonc_ttgir::WARP_SIZE;
+    let mut shared_bytes = 0u32;
+    let mut lowering_error = None;
+    let built = kernels.add_kernel(&func.name, &params, Some(threads), fn_loc, |b, args| {
+        let mut lowering =
+            function::FunctionLowering::new(b, func, &layouts, sources, options, args.to_vec());
+        match lowering.run() {
+            Ok(()) => {
+                shared_bytes = lowering.shared_bytes();
+                Ok(())
+            }
+            Err(e) => {
+                let message = e.message.clone();
+                lowering_error = Some(e);
+                Err(CodegenError::OperationBuild {
+                    op: "tile op".into(),
+                    reason: message,
+                })
+            }
+        }
+    });
+    if let Some(e) = lowering_error {
+        return Err(e.into());
+    }
+    built.map_err(|e| CompileError {
+        stage: CompileStage::Lowering,
+        message: e.to_string(),
+        span: None,
+    })?;
+    if shared_bytes > 0 {
+        let i8_type = melior::ir::r#type::IntegerType::new(&context, 8).into();
+        kernels
+            .add_shared_array(SHARED_SCRATCH, i8_type, shared_bytes, fn_loc)
+            .map_err(|e| CompileError {
+                stage: CompileStage::Lowering,
+                message: e.to_string(),
+                span: None,
+            })?;
+    }
+    let ptx = lower_to_ptx(&mut kernels, target).map_err(|e| CompileError {
+        stage: CompileStage::Mlir,
+        message: e.to_string(),
+        span: None,
+    })?;
+    Ok(CompiledKernel {
+        ptx,
+        name: func.name.clone(),
+        num_warps: options.num_warps,
+        shared_bytes,
+        abi,
+    })
+}
+
+/// An error of the lowering itself, at a tile op.
+#[derive(Debug, Clone)]
+pub(crate) struct LowerError {
+    pub message: String,
+    pub span: Option<Span>,
+}
+
+impl From<LowerError> for CompileError {
+    fn from(e: LowerError) -> Self {
+        CompileError {
+            stage: CompileStage::Lowering,
+            message: e.message,
+            span: e.span,
+        }
+    }
+}

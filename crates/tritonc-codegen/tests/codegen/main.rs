@@ -1,0 +1,6 @@
+//! The codegen test binary (one binary: each links LLVM/MLIR, about 250 MB).
+
+#[path = "../../../tritonc-ttgir/tests/fixtures/mod.rs"]
+mod fixtures;
+mod reference_kernels;
+mod tile_ir;
