@@ -1,0 +1,264 @@
+//! Masked-lane values: for each block value, what the lanes a masked `tl.load` left out
+//! hold — the load's `other`, nothing defined (no `other`), or what elementwise ops made of
+//! either. `tl.where(mask, x, c)` over the load's mask (or a conjunction including it)
+//! sanitizes them to `c`.
+
+use tritonc_ir::{BinaryOp, CastOp, Function, MathOp, OpId, OpKind, Value};
+
+use super::{constant_of, implies_mask, same_value, Facts, Lattice, Transfer};
+
+/// What masked-off lanes hold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fill {
+    /// Nothing defined: a masked load without `other`.
+    Undefined,
+    /// Exactly this value (`-inf`, `0.0`, `exp(0) = 1`).
+    Const(f64),
+    /// Some value other than a known constant, that went through `exp`: positive.
+    Positive,
+    /// Some finite value that depends on other data (`0 - mean`).
+    Unknown,
+}
+
+impl Fill {
+    fn join(self, o: Fill) -> Fill {
+        use Fill::*;
+        match (self, o) {
+            (Undefined, _) | (_, Undefined) => Undefined,
+            (Const(a), Const(b)) if a == b || (a.is_nan() && b.is_nan()) => Const(a),
+            (Positive, Positive) => Positive,
+            _ => Unknown,
+        }
+    }
+}
+
+/// Lanes of a value that a masked load left out, and what they hold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaskedLanes {
+    /// The masked load the lanes come from.
+    pub load: OpId,
+    /// The load's mask.
+    pub mask: Value,
+    /// What the lanes hold now.
+    pub fill: Fill,
+    /// The load's fill went through `exp`/`exp2` on the way.
+    pub through_exp: bool,
+    /// The `tl.where` (or other op) that last set the fill, if not the load.
+    pub set_by: Option<OpId>,
+}
+
+/// The lanes fact: every lane holds data, or some lanes hold a fill.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Lanes {
+    /// Every lane holds data.
+    #[default]
+    Exact,
+    /// Some lanes hold a fill.
+    Masked(MaskedLanes),
+}
+
+impl Lattice for Lanes {
+    fn bottom() -> Self {
+        Lanes::Exact
+    }
+    fn join(&self, o: &Self) -> Self {
+        match (self, o) {
+            (Lanes::Exact, x) | (x, Lanes::Exact) => *x,
+            (Lanes::Masked(a), Lanes::Masked(b)) => Lanes::Masked(MaskedLanes {
+                fill: a.fill.join(b.fill),
+                through_exp: a.through_exp || b.through_exp,
+                ..*a
+            }),
+        }
+    }
+}
+
+/// The masked-lane analysis.
+pub struct LanesAnalysis;
+
+fn apply_math(m: MathOp, x: f64) -> f64 {
+    match m {
+        MathOp::Exp => x.exp(),
+        MathOp::Exp2 => x.exp2(),
+        MathOp::Log => x.ln(),
+        MathOp::Log2 => x.log2(),
+        MathOp::Sin => x.sin(),
+        MathOp::Cos => x.cos(),
+        MathOp::Sqrt => x.sqrt(),
+        MathOp::Rsqrt => 1.0 / x.sqrt(),
+        MathOp::Floor => x.floor(),
+        MathOp::Ceil => x.ceil(),
+        MathOp::AbsF | MathOp::AbsI => x.abs(),
+        MathOp::Erf => {
+            // Only the fills that matter: erf(0) = 0, erf(±inf) = ±1.
+            if x == 0.0 {
+                0.0
+            } else if x.is_infinite() {
+                x.signum()
+            } else {
+                f64::NAN
+            }
+        }
+    }
+}
+
+fn apply_binary(b: BinaryOp, x: f64, y: f64) -> Option<f64> {
+    use BinaryOp::*;
+    Some(match b {
+        AddF | AddI => x + y,
+        SubF | SubI => x - y,
+        MulF | MulI => x * y,
+        DivF => x / y,
+        MaxNumF | MaximumF | MaxSI | MaxUI => x.max(y),
+        MinNumF | MinimumF | MinSI | MinUI => x.min(y),
+        _ => return None,
+    })
+}
+
+/// The fill after `b` combines a fill with data `y` (the other operand, known only if a
+/// splat constant) — `masked_lhs` says on which side the fill is.
+fn combine_with_data(b: BinaryOp, fill: Fill, y: Option<f64>, masked_lhs: bool) -> Fill {
+    use BinaryOp::*;
+    match (fill, y) {
+        (Fill::Undefined, _) => Fill::Undefined,
+        (Fill::Const(c), Some(y)) => {
+            let (l, r) = if masked_lhs { (c, y) } else { (y, c) };
+            apply_binary(b, l, r).map_or(Fill::Unknown, Fill::Const)
+        }
+        // ±inf plus or minus finite data stays ±inf.
+        (Fill::Const(c), None) if c.is_infinite() && matches!(b, AddF | SubF) => {
+            Fill::Const(if masked_lhs || b == AddF { c } else { -c })
+        }
+        // 0 times finite data is 0.
+        (Fill::Const(c), None) if c == 0.0 && matches!(b, MulF | MulI) => Fill::Const(0.0),
+        _ => Fill::Unknown,
+    }
+}
+
+impl Transfer for LanesAnalysis {
+    type Fact = Lanes;
+
+    fn transfer(&self, f: &Function, op: OpId, facts: &Facts<Lanes>) -> Vec<Lanes> {
+        let data = f.op(op);
+        let ops = data.operands();
+        let n = data.results().len();
+        let fact = |i: usize| ops.get(i).map(|&v| *facts.get(v)).unwrap_or_default();
+        let one = match &data.kind {
+            OpKind::Load { .. } => {
+                let is_block = data
+                    .results()
+                    .first()
+                    .is_some_and(|&r| f.value_type(r).is_tensor());
+                match (ops.get(1), is_block) {
+                    (Some(&mask), true) => {
+                        let fill = match ops.get(2) {
+                            Some(&other) => {
+                                constant_of(f, other).map_or(Fill::Unknown, Fill::Const)
+                            }
+                            None => Fill::Undefined,
+                        };
+                        Lanes::Masked(MaskedLanes {
+                            load: op,
+                            mask,
+                            fill,
+                            through_exp: false,
+                            set_by: None,
+                        })
+                    }
+                    _ => Lanes::Exact,
+                }
+            }
+            OpKind::Splat
+            | OpKind::Broadcast
+            | OpKind::ExpandDims { .. }
+            | OpKind::Reshape { .. }
+            | OpKind::Trans { .. }
+            | OpKind::Hint(_)
+            | OpKind::FpToFp { .. } => fact(0),
+            OpKind::Cast { op: c, .. } => match fact(0) {
+                Lanes::Masked(mut m) => {
+                    if let Fill::Const(x) = m.fill {
+                        if matches!(c, CastOp::FPToSI | CastOp::FPToUI) {
+                            m.fill = Fill::Const(x.trunc());
+                        }
+                    }
+                    Lanes::Masked(m)
+                }
+                e => e,
+            },
+            OpKind::Math(m) => match fact(0) {
+                Lanes::Masked(mut lanes) => {
+                    let is_exp = matches!(m, MathOp::Exp | MathOp::Exp2);
+                    lanes.fill = match lanes.fill {
+                        Fill::Const(x) => Fill::Const(apply_math(*m, x)),
+                        Fill::Undefined => Fill::Undefined,
+                        _ if is_exp => Fill::Positive,
+                        _ => Fill::Unknown,
+                    };
+                    lanes.through_exp |= is_exp;
+                    Lanes::Masked(lanes)
+                }
+                e => e,
+            },
+            OpKind::Binary(b) => match (fact(0), fact(1)) {
+                (Lanes::Exact, Lanes::Exact) => Lanes::Exact,
+                (Lanes::Masked(mut m), Lanes::Exact) => {
+                    m.fill = combine_with_data(*b, m.fill, constant_of(f, ops[1]), true);
+                    Lanes::Masked(m)
+                }
+                (Lanes::Exact, Lanes::Masked(mut m)) => {
+                    m.fill = combine_with_data(*b, m.fill, constant_of(f, ops[0]), false);
+                    Lanes::Masked(m)
+                }
+                (Lanes::Masked(mut x), Lanes::Masked(y)) => {
+                    x.fill = match (x.fill, y.fill) {
+                        (Fill::Undefined, _) | (_, Fill::Undefined) => Fill::Undefined,
+                        (Fill::Const(a), Fill::Const(c)) if same_value(f, x.mask, y.mask) => {
+                            apply_binary(*b, a, c).map_or(Fill::Unknown, Fill::Const)
+                        }
+                        _ => Fill::Unknown,
+                    };
+                    x.through_exp |= y.through_exp;
+                    Lanes::Masked(x)
+                }
+            },
+            OpKind::Select => {
+                let (a, b) = (fact(1), fact(2));
+                let masked = [a, b].into_iter().find_map(|l| match l {
+                    Lanes::Masked(m) => Some(m),
+                    Lanes::Exact => None,
+                });
+                match masked {
+                    Some(m) if implies_mask(f, ops[0], m.mask) => {
+                        // Where the mask is off, the select takes its false side.
+                        match b {
+                            Lanes::Masked(bm) if bm.load == m.load => Lanes::Masked(bm),
+                            _ => Lanes::Masked(MaskedLanes {
+                                fill: constant_of(f, ops[2]).map_or(Fill::Unknown, Fill::Const),
+                                through_exp: false,
+                                set_by: Some(op),
+                                ..m
+                            }),
+                        }
+                    }
+                    _ => a.join(&b),
+                }
+            }
+            OpKind::Fma | OpKind::ClampF { .. } | OpKind::PreciseDivF | OpKind::PreciseSqrt => {
+                let mut acc = Lanes::Exact;
+                for i in 0..ops.len() {
+                    acc = acc.join(&fact(i));
+                }
+                match acc {
+                    Lanes::Masked(mut m) if m.fill != Fill::Undefined => {
+                        m.fill = Fill::Unknown;
+                        Lanes::Masked(m)
+                    }
+                    other => other,
+                }
+            }
+            _ => Lanes::Exact,
+        };
+        vec![one; n]
+    }
+}

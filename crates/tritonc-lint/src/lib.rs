@@ -1,0 +1,263 @@
+//! `tritonc lint`'s engine: rules over the tile IR of every `@triton.jit` kernel.
+//!
+//! # Layout
+//!
+//! - [`specialize`]: the lint specialization — a launch signature built from annotations,
+//!   defaults, autotune configs and heuristics, with placeholders recorded in
+//!   [`specialize::Assumptions`]. The seam where a generic mode of sema will plug in.
+//! - [`analysis`]: forward dataflow analyses over the tile IR (masked-lane values, value
+//!   signs, block structure of offsets and masks, dtype provenance, int32 products).
+//! - [`rules`]: one file per rule (`TRI101` …), each with its documentation.
+//! - [`registry`]: the rule list and the code registry `tritonc rule` reads.
+//! - [`suppress`]: `# noqa: TRI101` / `# tritonc: ignore[TRI101]` comments.
+//! - [`settings`]: `[tool.tritonc.lint]` configuration and its discovery.
+//! - [`fix`]: applying fixes and rendering them as a diff.
+//! - [`output`]: ruff-shaped JSON and concise output.
+//!
+//! [`lint_file`] is the entry point: it never fails; kernels it cannot lower get a
+//! `TRI001` info diagnostic and the source-level rules only.
+
+pub mod analysis;
+pub mod context;
+pub mod fix;
+pub mod output;
+pub mod registry;
+pub mod rules;
+pub mod settings;
+pub mod specialize;
+pub mod suppress;
+pub mod syntax_walk;
+
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use indexmap::IndexMap;
+use tritonc_diagnostics::{Diagnostic, FileId, Severity};
+use tritonc_sema::{Constexpr, ModuleScope};
+use tritonc_syntax::ast::{ExprKind, Module, StmtKind};
+use tritonc_syntax::{Kernel, ModuleIndex};
+
+pub use context::{Applicability, Finding};
+pub use registry::{Rule, REGISTRY, RULES};
+pub use settings::Settings;
+
+use context::{AnalysedKernel, KernelContext};
+use specialize::{lint_specializations, ConfiguredSignature};
+use suppress::Suppressions;
+
+/// The file id given to configured signature text (its diagnostics become notes).
+const SIGNATURE_FILE: FileId = FileId(u32::MAX - 1);
+
+/// What linting one file found.
+#[derive(Debug, Default)]
+pub struct FileReport {
+    /// Findings after suppressions and configuration, plus unused-suppression reports.
+    pub findings: Vec<Finding>,
+    /// How many kernels were analysed through the IR.
+    pub analysed: usize,
+    /// How many kernels could only be checked at the source level.
+    pub not_analysed: usize,
+}
+
+/// Lints every `@triton.jit` kernel of a parsed file.
+pub fn lint_file(
+    file: FileId,
+    path: &Path,
+    text: &str,
+    module: &Module,
+    index: &ModuleIndex,
+    settings: &Settings,
+) -> FileReport {
+    let mut report = FileReport::default();
+    let mut suppressions = Suppressions::parse(file, text);
+    let scope = ModuleScope::from_module(module);
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut seen_defs: Vec<*const tritonc_syntax::ast::FunctionDef> = Vec::new();
+    for kernel in &index.kernels {
+        let ptr = std::sync::Arc::as_ptr(&kernel.def);
+        if seen_defs.contains(&ptr) || is_helper(kernel) {
+            continue;
+        }
+        seen_defs.push(ptr);
+        let mut kernel_findings = lint_kernel(
+            file,
+            text,
+            module,
+            &scope.globals,
+            kernel,
+            settings,
+            &mut report,
+        );
+        let kernel_lines = jit_lines(kernel, &suppressions, text);
+        kernel_findings.retain(|f| {
+            let code = f.diagnostic.code.0;
+            if !settings.enabled(code, path) {
+                return false;
+            }
+            let mut lines: Vec<usize> = kernel_lines.clone();
+            if let Some(span) = f.diagnostic.primary_span() {
+                lines.push(suppressions.line_of(span.start));
+            }
+            !suppressions.suppresses(code, &lines)
+        });
+        findings.extend(kernel_findings);
+    }
+    if settings.enabled(registry::UNUSED_SUPPRESSION.0, path) {
+        findings.extend(suppressions.unused().into_iter().map(Finding::safe));
+    }
+    report.findings = findings;
+    report
+}
+
+/// A `@jit` function that returns a value is a device helper: it is analysed inlined into
+/// the kernels that call it.
+fn is_helper(kernel: &Kernel) -> bool {
+    fn returns_value(stmts: &[tritonc_syntax::ast::Stmt]) -> bool {
+        stmts.iter().any(|s| match &s.kind {
+            StmtKind::Return(Some(_)) => true,
+            StmtKind::If { body, orelse, .. }
+            | StmtKind::For { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. } => returns_value(body) || returns_value(orelse),
+            _ => false,
+        })
+    }
+    returns_value(&kernel.def.body)
+}
+
+/// The lines whose suppressions apply to the whole kernel: the `@triton.jit` decorator's
+/// (and the `def` line's).
+fn jit_lines(kernel: &Kernel, s: &Suppressions, _text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    for d in &kernel.def.decorators {
+        let target = match &d.kind {
+            ExprKind::Call(c) => &c.func,
+            _ => d,
+        };
+        if target
+            .dotted_path()
+            .is_some_and(|p| p == "jit" || p.ends_with(".jit"))
+        {
+            lines.push(s.line_of(d.span.start));
+        }
+    }
+    lines.push(s.line_of(kernel.def.header_span.start));
+    lines
+}
+
+fn lint_kernel(
+    file: FileId,
+    text: &str,
+    module: &Module,
+    globals: &IndexMap<String, Constexpr>,
+    kernel: &Kernel,
+    settings: &Settings,
+    report: &mut FileReport,
+) -> Vec<Finding> {
+    let configured = settings
+        .kernel_signatures
+        .get(&kernel.name)
+        .map(|t| ConfiguredSignature {
+            text: t.as_str(),
+            file: SIGNATURE_FILE,
+        });
+    let (specs, spec_errors) = lint_specializations(kernel, configured);
+    let mut out: Vec<Finding> = Vec::new();
+    let mut lowering_error: Option<Diagnostic> = None;
+    let mut analysed = false;
+    for (i, spec) in specs.iter().enumerate() {
+        let lowered = catch_unwind(AssertUnwindSafe(|| {
+            tritonc_sema::lower_kernel(module, &kernel.def.name.name, &spec.spec)
+        }));
+        let ir = match lowered {
+            Ok(Ok(m)) => m
+                .functions
+                .into_iter()
+                .find(|f| f.name == kernel.def.name.name)
+                .map(|f| AnalysedKernel::new(f, spec)),
+            Ok(Err(mut ds)) => {
+                if lowering_error.is_none() && !ds.is_empty() {
+                    lowering_error = Some(ds.remove(0));
+                }
+                None
+            }
+            Err(_) => {
+                lowering_error.get_or_insert_with(|| {
+                    Diagnostic::error(
+                        tritonc_diagnostics::Code(""),
+                        "internal error while lowering the kernel",
+                    )
+                });
+                None
+            }
+        };
+        analysed |= ir.is_some();
+        let cx = KernelContext {
+            file,
+            text,
+            kernel,
+            spec,
+            ir: ir.as_ref(),
+            settings,
+            module_globals: globals,
+        };
+        for rule in RULES {
+            // Source-level rules run once; IR rules on every variant that lowered.
+            if (!rule.needs_ir() && i > 0) || (rule.needs_ir() && cx.ir.is_none()) {
+                continue;
+            }
+            rule.check(&cx, &mut out);
+        }
+    }
+    // The same finding from two variants is one finding.
+    let mut seen = BTreeSet::new();
+    out.retain(|f| {
+        seen.insert((
+            f.diagnostic.code,
+            f.diagnostic.primary_span().map(|s| (s.start, s.end)),
+        ))
+    });
+    if analysed {
+        report.analysed += 1;
+    } else {
+        report.not_analysed += 1;
+        let tri302 = out.iter().any(|f| f.diagnostic.code.0 == "TRI302");
+        if !tri302 {
+            let mut d = Diagnostic::new(
+                Severity::Info,
+                registry::KERNEL_NOT_ANALYSED,
+                format!(
+                    "`{}` was checked at the source level only: it could not be lowered",
+                    kernel.name
+                ),
+            )
+            .with_primary(kernel.def.name.span, "");
+            if let Some(e) = lowering_error {
+                d = d.with_note(format!("lowering stopped: {}", e.message));
+                if let Some(s) = e.primary_span().filter(|s| s.file == file) {
+                    d = d.with_secondary(s, "here");
+                }
+            }
+            d = d.with_help(format!(
+                "give the kernel's launch signature in `[tool.tritonc.kernels.{}]` if lint guessed it wrong",
+                kernel.name
+            ));
+            out.push(Finding::new(d));
+        }
+    }
+    for e in spec_errors {
+        out.push(Finding::new(
+            Diagnostic::new(
+                Severity::Warning,
+                registry::KERNEL_NOT_ANALYSED,
+                format!(
+                    "the configured signature of `{}` does not bind: {}",
+                    kernel.name, e.message
+                ),
+            )
+            .with_primary(kernel.def.name.span, "")
+            .with_note("lint used the signature it infers from the source instead"),
+        ));
+    }
+    out
+}

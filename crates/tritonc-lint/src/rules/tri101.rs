@@ -1,0 +1,224 @@
+//! TRI101 unmasked-block-access.
+
+use std::collections::BTreeSet;
+
+use tritonc_diagnostics::{CodeDoc, Diagnostic, Fix};
+use tritonc_ir::{OpId, OpKind};
+use tritonc_syntax::ast::StmtKind;
+
+use super::{access_name, append_argument, kernel_call};
+use crate::context::{Finding, KernelContext};
+use crate::registry::Rule;
+
+/// Flags block loads and stores whose offsets can run past the tensor in a dim no mask bounds.
+pub struct UnmaskedBlockAccess;
+
+/// The rule's documentation.
+pub const DOC: CodeDoc = CodeDoc {
+    code: tritonc_diagnostics::Code("TRI101"),
+    name: "unmasked-block-access",
+    summary: "a block load or store can run past the tensor in a dim no mask bounds",
+    explanation: "\
+## What it does
+Checks every `tl.load`, `tl.store` and atomic whose pointer offsets come from a block range
+(`tl.arange`, possibly moved by `program_id * BLOCK` or a loop) and reports it when a dim
+that can run past the tensor is not bounded by its mask: no mask at all, a mask that was
+computed and then not passed, or a 2-D mask that bounds only one dim.
+
+A dim can run past the tensor when a program id or a loop over a runtime size moves its
+range in block steps, or when the kernel compares that range against a bound elsewhere
+(so it knows the block can be partial). Offsets reduced with `%` or `tl.minimum` are
+in bounds. Heuristics such as `EVEN_N = N % BLOCK_N == 0` are honoured: lint analyses the
+masked branch, the unmasked branch is what the heuristic proves safe.
+
+## Why is this bad?
+The last program's block reaches past the end of the tensor. Loads read other memory (or
+fault); stores corrupt it. Nothing reports it at run time.
+
+## Example
+```python
+offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+mask = offs < n
+x = tl.load(x_ptr + offs)
+```
+
+## Use instead
+```python
+offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+mask = offs < n
+x = tl.load(x_ptr + offs, mask=mask)
+```
+",
+};
+
+impl Rule for UnmaskedBlockAccess {
+    fn doc(&self) -> &'static CodeDoc {
+        &DOC
+    }
+
+    fn check(&self, cx: &KernelContext<'_>, out: &mut Vec<Finding>) {
+        let Some(ir) = cx.ir else { return };
+        if !cx.spec.assumed.divisibility_flags.is_empty() && false {
+            return;
+        }
+        let f = &ir.func;
+        let ops = f.walk();
+        // Ranges the kernel compares against a bound: it treats them as possibly partial.
+        let mut compared: BTreeSet<OpId> = BTreeSet::new();
+        let mut compares: Vec<OpId> = Vec::new();
+        for &op in &ops {
+            if matches!(f.kind(op), OpKind::CmpI(_)) {
+                compares.push(op);
+                for &v in f.op(op).operands() {
+                    for d in &ir.shape.get(v).dims {
+                        compared.extend(d.roots.iter().copied());
+                    }
+                }
+            }
+        }
+        for &op in &ops {
+            let kind = f.kind(op);
+            let mask_index = match kind {
+                OpKind::Load { .. } => 1,
+                OpKind::Store { .. } | OpKind::AtomicRmw { .. } => 2,
+                OpKind::AtomicCas { .. } => usize::MAX,
+                _ => continue,
+            };
+            let operands = f.op(op).operands();
+            let ptr = operands[0];
+            if !f.value_type(ptr).is_tensor() {
+                continue;
+            }
+            let pf = ir.shape.get(ptr);
+            let mask = operands.get(mask_index).copied();
+            let bounded: Vec<usize> = mask
+                .map(|m| ir.shape.get(m).varying_dims())
+                .unwrap_or_default();
+            let unbounded: Vec<usize> = (0..pf.dims.len())
+                .filter(|&d| {
+                    let dim = &pf.dims[d];
+                    !dim.roots.is_empty()
+                        && !dim.clamped
+                        && (dim.tiled || dim.roots.iter().any(|r| compared.contains(r)))
+                        && !bounded.contains(&d)
+                })
+                .collect();
+            if unbounded.is_empty() {
+                continue;
+            }
+            let Some(span) = ir.op_span(op) else { continue };
+            let name = access_name(kind);
+            let rank = pf.dims.len();
+            let dims_text = unbounded
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(" and ");
+            let (message, label) = match (&mask, rank) {
+                (None, _) => (
+                    format!("`{name}` of a block that can run past the tensor has no mask"),
+                    "no mask".to_string(),
+                ),
+                (Some(_), _) => (
+                    format!("the mask of this `{name}` does not bound dim {dims_text}, which can run past the tensor"),
+                    format!("masked along dim {} only", if bounded.is_empty() { "none".to_string() } else { bounded.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ") }),
+                ),
+            };
+            let mut d = Diagnostic::warning(DOC.code, message).with_primary(span, label);
+            if let Some(site) = ir.func.op(op).loc.call_sites.last() {
+                d = d.with_secondary(*site, "in the helper called here");
+            }
+            let mut notes = Vec::new();
+            for &dim in &unbounded {
+                let fact = &pf.dims[dim];
+                for &root in fact.roots.iter().take(1) {
+                    if let Some(rs) = ir.op_span(root) {
+                        d = d.with_secondary(rs, format!("dim {dim} offsets come from this range"));
+                    }
+                }
+                let why = if fact.tiled {
+                    "a program id or a loop over a runtime size moves it in block steps"
+                } else {
+                    "the kernel compares it against a bound, so the block can be partial"
+                };
+                notes.push(format!(
+                    "dim {dim} of the pointer block varies with a range; {why}"
+                ));
+            }
+            // A mask over the unbounded dims that exists but is not passed here.
+            let unused_mask = compares.iter().copied().find(|&c| {
+                let m = ir.shape.get(f.op(c).results()[0]);
+                let roots_here: Vec<OpId> = unbounded
+                    .iter()
+                    .flat_map(|&dd| pf.dims[dd].roots.clone())
+                    .collect();
+                m.dims
+                    .iter()
+                    .any(|dd| dd.roots.iter().any(|r| roots_here.contains(r)))
+                    && mask
+                        .is_none_or(|mv| !crate::analysis::same_value(f, mv, f.op(c).results()[0]))
+            });
+            if let Some(c) = unused_mask {
+                if let Some(cs) = ir.op_span(c) {
+                    d = d.with_secondary(
+                        cs,
+                        "a bound on these offsets is computed here but not passed",
+                    );
+                }
+            }
+            for n in notes {
+                d = d.with_note(n);
+            }
+            d = d.with_help(if mask.is_some() {
+                format!("bound every dim: combine the per-dim masks with `&` (e.g. `mask=(rows[:, None] < M) & (cols[None, :] < N)`)")
+            } else {
+                format!("pass `mask=` comparing the offsets with the tensor's size")
+            });
+            // Fix: pass the mask variable that holds exactly that compare.
+            if mask.is_none() {
+                if let (Some(c), Some(call)) = (unused_mask, kernel_call(cx, ir, op)) {
+                    let _ = call;
+                    if let Some(var) = assigned_name(cx, ir.op_span(c)) {
+                        if let Some(edit) = append_argument(cx, span, &format!("mask={var}")) {
+                            d = d.with_fix(Fix {
+                                message: format!("pass `mask={var}`"),
+                                edits: vec![edit],
+                            });
+                        }
+                    }
+                }
+            }
+            out.push(Finding::new(d));
+        }
+    }
+}
+
+/// The variable a statement `NAME = <expr at span>` in the kernel binds.
+fn assigned_name(
+    cx: &KernelContext<'_>,
+    span: Option<tritonc_diagnostics::Span>,
+) -> Option<String> {
+    let span = span?;
+    fn find(
+        stmts: &[tritonc_syntax::ast::Stmt],
+        span: tritonc_diagnostics::Span,
+    ) -> Option<String> {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Assign { targets, value } if value.span == span && targets.len() == 1 => {
+                    return targets[0].as_name().map(str::to_string);
+                }
+                StmtKind::If { body, orelse, .. }
+                | StmtKind::For { body, orelse, .. }
+                | StmtKind::While { body, orelse, .. } => {
+                    if let Some(n) = find(body, span).or_else(|| find(orelse, span)) {
+                        return Some(n);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    find(&cx.kernel.def.body, span)
+}

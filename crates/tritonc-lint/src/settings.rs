@@ -1,0 +1,250 @@
+//! Configuration: `[tool.tritonc.lint]` in `pyproject.toml` or `[lint]` in `tritonc.toml`,
+//! found like ruff finds its configuration (the closest file walking up from the path
+//! being checked; `tritonc.toml` wins over `pyproject.toml` in the same directory, and a
+//! `pyproject.toml` without a `[tool.tritonc]` table is skipped).
+//!
+//! ```toml
+//! [tool.tritonc.lint]
+//! select = ["TRI1", "TRI201"]        # code prefixes; default: every rule
+//! ignore = ["TRI203"]
+//! per-file-ignores = { "tests/*" = ["TRI101"] }
+//!
+//! [tool.tritonc.lint.int32-offset-overflow]
+//! max-tensor-elements = 4294967296
+//!
+//! [tool.tritonc.kernels.softmax_kernel]
+//! signature = "*fp16, *fp16, i32, i32, 1024"
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The default of `max-tensor-elements`: 2^32 elements (logits of 32k tokens × 128k vocab).
+pub const DEFAULT_MAX_TENSOR_ELEMENTS: u64 = 1 << 32;
+
+/// Resolved lint settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Code prefixes to enable (empty: all).
+    pub select: Vec<String>,
+    /// Code prefixes to disable.
+    pub ignore: Vec<String>,
+    /// Glob pattern → code prefixes ignored in matching files.
+    pub per_file_ignores: Vec<(String, Vec<String>)>,
+    /// TRI203: the largest tensor, in elements, kernels are launched on.
+    pub max_tensor_elements: u64,
+    /// Kernel name → launch signature.
+    pub kernel_signatures: BTreeMap<String, String>,
+    /// The directory the configuration was found in (per-file-ignores are relative to it).
+    pub root: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            select: Vec::new(),
+            ignore: Vec::new(),
+            per_file_ignores: Vec::new(),
+            max_tensor_elements: DEFAULT_MAX_TENSOR_ELEMENTS,
+            kernel_signatures: BTreeMap::new(),
+            root: None,
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct LintTable {
+    select: Option<Vec<String>>,
+    ignore: Option<Vec<String>>,
+    extend_ignore: Option<Vec<String>>,
+    per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
+    #[serde(rename = "int32-offset-overflow")]
+    int32_offset_overflow: Option<OverflowTable>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct OverflowTable {
+    max_tensor_elements: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct KernelTable {
+    signature: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct TritoncTable {
+    lint: Option<LintTable>,
+    kernels: Option<BTreeMap<String, KernelTable>>,
+}
+
+/// A configuration file that could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Settings {
+    /// Whether `code` is enabled for `path`.
+    pub fn enabled(&self, code: &str, path: &Path) -> bool {
+        let selected =
+            self.select.is_empty() || self.select.iter().any(|p| code.starts_with(p.as_str()));
+        if !selected || self.ignore.iter().any(|p| code.starts_with(p.as_str())) {
+            return false;
+        }
+        let rel = self
+            .root
+            .as_ref()
+            .and_then(|r| path.strip_prefix(r).ok())
+            .unwrap_or(path);
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        !self.per_file_ignores.iter().any(|(pat, codes)| {
+            glob_match(pat, &rel) && codes.iter().any(|p| code.starts_with(p.as_str()))
+        })
+    }
+
+    /// Parses the text of `path` (a `pyproject.toml` or `tritonc.toml`). `Ok(None)` for a
+    /// `pyproject.toml` without a `[tool.tritonc]` table.
+    pub fn from_file(path: &Path, text: &str) -> Result<Option<Settings>, ConfigError> {
+        let err = |message: String| ConfigError {
+            path: path.to_path_buf(),
+            message,
+        };
+        let value: toml::Value = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+        let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
+        let table = if is_pyproject {
+            match value.get("tool").and_then(|t| t.get("tritonc")) {
+                Some(t) => t.clone(),
+                None => return Ok(None),
+            }
+        } else {
+            value
+        };
+        let parsed: TritoncTable = table
+            .try_into()
+            .map_err(|e: toml::de::Error| err(e.to_string()))?;
+        let lint = parsed.lint.unwrap_or_default();
+        let mut s = Settings {
+            root: path.parent().map(Path::to_path_buf),
+            ..Settings::default()
+        };
+        s.select = lint.select.unwrap_or_default();
+        s.ignore = lint.ignore.unwrap_or_default();
+        s.ignore.extend(lint.extend_ignore.unwrap_or_default());
+        s.per_file_ignores = lint
+            .per_file_ignores
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        if let Some(m) = lint
+            .int32_offset_overflow
+            .and_then(|o| o.max_tensor_elements)
+        {
+            s.max_tensor_elements = m;
+        }
+        for (name, k) in parsed.kernels.unwrap_or_default() {
+            if let Some(sig) = k.signature {
+                s.kernel_signatures.insert(name, sig);
+            }
+        }
+        Ok(Some(s))
+    }
+
+    /// The settings for files under `start`: the closest configuration walking up, or the
+    /// defaults when there is none.
+    pub fn discover(start: &Path) -> Result<(Settings, Option<PathBuf>), ConfigError> {
+        let start = if start.is_file() {
+            start.parent().map(Path::to_path_buf).unwrap_or_default()
+        } else {
+            start.to_path_buf()
+        };
+        let abs = std::fs::canonicalize(&start).unwrap_or(start);
+        for dir in abs.ancestors() {
+            for name in ["tritonc.toml", "pyproject.toml"] {
+                let candidate = dir.join(name);
+                if let Ok(text) = std::fs::read_to_string(&candidate) {
+                    if let Some(s) = Settings::from_file(&candidate, &text)? {
+                        return Ok((s, Some(candidate)));
+                    }
+                }
+            }
+        }
+        Ok((Settings::default(), None))
+    }
+}
+
+/// Matches `*` (within a path component), `**` (any components) and `?`.
+pub fn glob_match(pattern: &str, path: &str) -> bool {
+    fn go(p: &[u8], s: &[u8]) -> bool {
+        match p.first() {
+            None => s.is_empty(),
+            Some(b'*') if p.get(1) == Some(&b'*') => {
+                let rest = p[2..].strip_prefix(b"/").unwrap_or(&p[2..]);
+                (0..=s.len()).any(|i| go(rest, &s[i..]))
+            }
+            Some(b'*') => (0..=s.len())
+                .take_while(|&i| i == 0 || s[i - 1] != b'/')
+                .any(|i| go(&p[1..], &s[i..])),
+            Some(b'?') => !s.is_empty() && s[0] != b'/' && go(&p[1..], &s[1..]),
+            Some(c) => s.first() == Some(c) && go(&p[1..], &s[1..]),
+        }
+    }
+    go(pattern.as_bytes(), path.as_bytes())
+        || (!pattern.contains('/')
+            && path
+                .rsplit('/')
+                .next()
+                .is_some_and(|name| go(pattern.as_bytes(), name.as_bytes())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pyproject_table_is_read_and_codes_filtered() {
+        let text = r#"
+[tool.tritonc.lint]
+select = ["TRI1", "TRI2"]
+ignore = ["TRI203"]
+per-file-ignores = { "tests/*.py" = ["TRI101"] }
+[tool.tritonc.lint.int32-offset-overflow]
+max-tensor-elements = 1000
+[tool.tritonc.kernels.k]
+signature = "*fp16, 64"
+"#;
+        let s = Settings::from_file(Path::new("/p/pyproject.toml"), text)
+            .unwrap()
+            .unwrap();
+        assert!(s.enabled("TRI101", Path::new("/p/src/a.py")));
+        assert!(!s.enabled("TRI101", Path::new("/p/tests/a.py")));
+        assert!(!s.enabled("TRI203", Path::new("/p/src/a.py")));
+        assert!(!s.enabled("TRI304", Path::new("/p/src/a.py")));
+        assert_eq!(s.max_tensor_elements, 1000);
+        assert_eq!(s.kernel_signatures["k"], "*fp16, 64");
+    }
+
+    #[test]
+    fn pyproject_without_table_is_skipped() {
+        assert!(
+            Settings::from_file(Path::new("pyproject.toml"), "[tool.ruff]\n")
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("tests/*.py", "tests/a.py"));
+        assert!(!glob_match("tests/*.py", "tests/x/a.py"));
+        assert!(glob_match("**/gen_*.py", "a/b/gen_x.py"));
+        assert!(glob_match("*.py", "deep/dir/file.py"));
+    }
+}
