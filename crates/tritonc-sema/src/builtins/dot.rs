@@ -298,20 +298,30 @@ fn dot(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
         Some(acc) => {
             let span = acc_arg.as_ref().map_or(call.span, |x| x.1);
             let ad = acc.ty.dtype();
-            if ad != Some(out_dtype) || ad != Some(ret) {
-                let mut d = Diagnostic::error(
+            let tl_name = |d: DType| format!("tl.{}", d.triton_name().unwrap_or("?"));
+            if ad != Some(ret) {
+                return Err(Diagnostic::error(
                     codes::INVALID_DOT,
-                    format!("the accumulator `{}` does not match the dot's result type `{ret_ty}` with `out_dtype={out_dtype}`", acc.ty),
+                    format!(
+                        "the accumulator `{}` does not match the dot's result type `{ret_ty}`",
+                        acc.ty
+                    ),
                 )
                 .with_primary(span, "")
-                .with_note("Triton requires the accumulator's element type to equal `out_dtype` and the result type");
-                if ad == Some(ret) && ret != out_dtype {
-                    d = d.with_help(format!(
-                        "pass `out_dtype=tl.{}`",
-                        ret.triton_name().unwrap_or("?")
-                    ));
-                }
-                return Err(d);
+                .with_note(format!("`{}` operands accumulate in `{ret}`", da)));
+            }
+            if ret != out_dtype {
+                return Err(Diagnostic::error(
+                    codes::INVALID_DOT,
+                    format!(
+                        "the accumulator is `{}` but `out_dtype` is `{}`",
+                        acc.ty,
+                        tl_name(out_dtype)
+                    ),
+                )
+                .with_primary(span, "")
+                .with_note("Triton requires the accumulator's element type to equal `out_dtype`")
+                .with_help(format!("pass `out_dtype={}`", tl_name(ret))));
             }
             acc
         }

@@ -420,20 +420,36 @@ fn libdevice_call(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
         .with_note(format!("overloads: {}", accepted.join(", ")))
         .with_help("convert the arguments to one of these dtypes with `.to(...)`"));
     };
-    // Broadcast every argument to the common shape.
-    let mut shape_of = args[0].clone();
-    for t in &args[1..] {
-        let (_, s) = arith::broadcast_pair(cx, t.clone(), shape_of.clone(), call.span)?;
-        shape_of = s;
+    // Broadcast every argument to the common shape (lower ranks gain leading 1-dims).
+    let rank = args.iter().map(|t| t.ty.rank()).max().unwrap_or(0);
+    let mut shape = vec![1u64; rank];
+    for t in &args {
+        let s = t.ty.known_shape().unwrap_or_default();
+        for (i, d) in s.iter().enumerate() {
+            let slot = &mut shape[rank - s.len() + i];
+            if *slot == 1 {
+                *slot = *d;
+            } else if *d != 1 && *d != *slot {
+                return Err(err(
+                    codes::SHAPE_MISMATCH,
+                    call.span,
+                    format!("libdevice `{name}` arguments have incompatible shapes"),
+                ));
+            }
+        }
     }
     let mut ids = Vec::new();
-    for t in args {
-        let (t, _) = arith::broadcast_pair(cx, t, shape_of.clone(), call.span)?;
-        ids.push(t.id);
+    for mut t in args {
+        while t.is_block() && t.ty.rank() < rank {
+            let id = cx.builder(call.span).expand_dims(t.id, 0);
+            t = cx.tensor(id);
+        }
+        ids.push(arith::broadcast_to_shape(cx, t, &shape, call.span)?.id);
     }
-    let ty = match shape_of.ty.known_shape() {
-        Some(s) if shape_of.is_block() => Type::tensor_of(&s, *ret),
-        _ => Type::Scalar(*ret),
+    let ty = if rank == 0 {
+        Type::Scalar(*ret)
+    } else {
+        Type::tensor_of(&shape, *ret)
     };
     let id = cx
         .builder(call.span)

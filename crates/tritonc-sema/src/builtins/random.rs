@@ -290,7 +290,7 @@ fn box_muller(
     u2: TensorValue,
 ) -> Result<(TensorValue, TensorValue), Diagnostic> {
     let u1 = o.bin(BinaryKind::Maximum, Ops::float(1.0e-7), u1)?;
-    let th = o.bin(BinaryKind::Mul, Ops::float(6.283185307179586), u2)?;
+    let th = o.bin(BinaryKind::Mul, Ops::float(std::f64::consts::TAU), u2)?;
     for t in [&u1, &th] {
         if !matches!(t.ty.dtype(), Some(DType::F32 | DType::F64)) {
             return Err(err(

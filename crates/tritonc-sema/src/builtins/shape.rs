@@ -17,6 +17,9 @@ use crate::value::{Constexpr, SemaValue, TensorValue};
 
 type R = Result<SemaValue, Diagnostic>;
 
+/// An argument with its span.
+type Arg = (SemaValue, Span);
+
 /// The shape builtins, by short name.
 pub(super) const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("reshape", reshape),
@@ -35,9 +38,7 @@ pub(super) const BUILTINS: &[(&str, BuiltinFn)] = &[
 
 /// The input and the variadic rest (`reshape(x, 2, 4)` or `reshape(x, (2, 4))`), with the
 /// single-iterable form unwrapped as Triton's `_unwrap_iterable` does.
-fn input_and_rest(
-    call: &BuiltinCall,
-) -> Result<((SemaValue, Span), Vec<(SemaValue, Span)>), Diagnostic> {
+fn input_and_rest(call: &BuiltinCall) -> Result<(Arg, Vec<Arg>), Diagnostic> {
     let mut pos: Vec<(SemaValue, Span)> = Vec::new();
     if let Some(r) = &call.receiver {
         pos.push((SemaValue::Tensor(r.clone()), call.func_span));
