@@ -90,12 +90,12 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
             script.push((' ', i, j));
             i += 1;
             j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            script.push(('+', i, j));
-            j += 1;
-        } else {
+        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
             script.push(('-', i, j));
             i += 1;
+        } else {
+            script.push(('+', i, j));
+            j += 1;
         }
     }
     if script.iter().all(|s| s.0 == ' ') {

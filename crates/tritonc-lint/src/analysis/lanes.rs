@@ -135,6 +135,21 @@ fn combine_with_data(b: BinaryOp, fill: Fill, y: Option<f64>, masked_lhs: bool) 
     }
 }
 
+/// Whether `fill` is the identity of `b` on the side it sits (`x + 0`, `0 + x`, `x - 0`,
+/// `x * 1`, `max(x, -inf)`, `min(x, +inf)`).
+fn is_identity(b: BinaryOp, fill: Fill, masked_lhs: bool) -> bool {
+    use BinaryOp::*;
+    let Fill::Const(c) = fill else { return false };
+    match b {
+        AddF | AddI => c == 0.0,
+        SubF | SubI => c == 0.0 && !masked_lhs,
+        MulF | MulI => c == 1.0,
+        MaxNumF | MaximumF => c == f64::NEG_INFINITY,
+        MinNumF | MinimumF => c == f64::INFINITY,
+        _ => false,
+    }
+}
+
 impl Transfer for LanesAnalysis {
     type Fact = Lanes;
 
@@ -202,6 +217,10 @@ impl Transfer for LanesAnalysis {
             },
             OpKind::Binary(b) => match (fact(0), fact(1)) {
                 (Lanes::Exact, Lanes::Exact) => Lanes::Exact,
+                // A fill that is the op's identity leaves the other operand's lanes as they
+                // are: `acc + x` with `x` filled with 0 is `acc` in those lanes.
+                (Lanes::Masked(m), other) if is_identity(*b, m.fill, true) => other,
+                (other, Lanes::Masked(m)) if is_identity(*b, m.fill, false) => other,
                 (Lanes::Masked(mut m), Lanes::Exact) => {
                     m.fill = combine_with_data(*b, m.fill, constant_of(f, ops[1]), true);
                     Lanes::Masked(m)
