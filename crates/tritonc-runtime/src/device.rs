@@ -39,11 +39,13 @@ const REQUIRED_SYMBOLS: &[&str] = &[
     "cuEventCreate",
     "cuEventRecord",
     "cuEventSynchronize",
-    "cuEventElapsedTime",
     "cuEventDestroy_v2",
     "cuGetErrorName",
     "cuGetErrorString",
 ];
+
+/// Whether the driver has `cuEventElapsedTime_v2` (set once by [`Device::open`]).
+pub(crate) static ELAPSED_V2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 
 /// Turns a driver status into a [`RuntimeError::Driver`] naming the call.
 pub(crate) fn check(call: &'static str, r: sys::CUresult) -> Result<(), RuntimeError> {
@@ -135,12 +137,21 @@ impl Device {
         // SAFETY: the library is present (checked above), so `culib` does not panic;
         // looking a symbol up has no side effects.
         let lib = unsafe { sys::culib() };
+        // SAFETY: a lookup only; the pointer is never called through this type.
+        let has = |symbol: &str| unsafe { lib.get::<*const c_void>(symbol.as_bytes()) }.is_ok();
         for &symbol in REQUIRED_SYMBOLS {
-            // SAFETY: a lookup only; the pointer is never called through this type.
-            if unsafe { lib.get::<*const c_void>(symbol.as_bytes()) }.is_err() {
+            if !has(symbol) {
                 return Err(RuntimeError::DriverTooOld { symbol });
             }
         }
+        // CUDA 12.8 added `cuEventElapsedTime_v2`; CUDA 13 headers call only it. Either works.
+        let v2 = has("cuEventElapsedTime_v2");
+        if !v2 && !has("cuEventElapsedTime") {
+            return Err(RuntimeError::DriverTooOld {
+                symbol: "cuEventElapsedTime",
+            });
+        }
+        let _ = ELAPSED_V2.set(v2);
         // SAFETY: every entry point below was found above; out-pointers are locals.
         unsafe {
             if let Err(e) = sys::cuInit(0).result() {

@@ -401,8 +401,12 @@ impl Event {
     fn elapsed_since(&self, start: &Event) -> Result<f32, RuntimeError> {
         let mut ms = 0f32;
         // SAFETY: both events recorded and complete; out-pointer is a local.
-        unsafe { sys::cuEventElapsedTime(&mut ms, start.0, self.0) }
-            .result()
+        let r = if crate::device::ELAPSED_V2.get().copied().unwrap_or(false) {
+            unsafe { sys::cuEventElapsedTime_v2(&mut ms, start.0, self.0) }
+        } else {
+            unsafe { sys::cuEventElapsedTime(&mut ms, start.0, self.0) }
+        };
+        r.result()
             .map_err(|e| driver_error("cuEventElapsedTime", e))?;
         Ok(ms)
     }
