@@ -44,6 +44,7 @@ pub fn catalog() -> CodeCatalog {
     CodeCatalog::new()
         .with(tritonc_syntax::codes::REGISTRY)
         .with(tritonc_sema::codes::REGISTRY)
+        .with(tritonc_lint::REGISTRY)
         .with(REGISTRY)
 }
 

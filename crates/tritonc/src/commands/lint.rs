@@ -36,12 +36,47 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
         }
     }
 
-    let analyses: Vec<frontend::FileAnalysis> = file_ids
+    // The configuration closest to the first path applies to the run (ruff's discovery).
+    let settings = match args.paths.first().map(|p| tritonc_lint::Settings::discover(p)) {
+        Some(Ok((settings, _))) => settings,
+        Some(Err(e)) => {
+            input_errors.push(Diagnostic::error(
+                codes::UNREADABLE_FILE,
+                format!("cannot read `{}`: {}", e.path.display(), e.message),
+            ));
+            tritonc_lint::Settings::default()
+        }
+        None => tritonc_lint::Settings::default(),
+    };
+    let analyses: Vec<(frontend::FileAnalysis, Vec<Diagnostic>)> = file_ids
         .par_iter()
-        .map(|&file| analyze_file(file, &sources))
+        .map(|&file| {
+            let analysis = analyze_file(file, &sources);
+            let source = sources.get(file);
+            let report = tritonc_lint::lint_file(
+                file,
+                source.path(),
+                source.text(),
+                &analysis.module,
+                &analysis.index,
+                &settings,
+            );
+            // A kernel the front end already rejected needs no "not analysed" note.
+            let rejected = analysis.diagnostics.iter().any(|d| d.severity == Severity::Error);
+            let lint: Vec<Diagnostic> = report
+                .findings
+                .into_iter()
+                .map(|f| f.diagnostic)
+                .filter(|d| !(rejected && d.code == tritonc_lint::registry::KERNEL_NOT_ANALYSED))
+                .collect();
+            (analysis, lint)
+        })
         .collect();
-    let kernels: usize = analyses.iter().map(|a| a.kernels.len()).sum();
-    let mut findings: Vec<Diagnostic> = analyses.into_iter().flat_map(|a| a.diagnostics).collect();
+    let kernels: usize = analyses.iter().map(|(a, _)| a.kernels.len()).sum();
+    let mut findings: Vec<Diagnostic> = analyses
+        .into_iter()
+        .flat_map(|(a, lint)| a.diagnostics.into_iter().chain(lint))
+        .collect();
     let files_with_findings: BTreeSet<FileId> = findings
         .iter()
         .filter_map(|d| d.primary_span().map(|s| s.file))
