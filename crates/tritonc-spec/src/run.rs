@@ -1,0 +1,573 @@
+//! From a parsed spec to a launch: tensors allocated and initialized, expressions
+//! evaluated by sema's constexpr evaluator, the specialization derived from the actual
+//! arguments as Triton's launcher does, and the interpreter run.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tritonc_diagnostics::{Diagnostic, FileId, SourceMap, Span};
+use tritonc_interp::{ArgValue, Buffer, BufferId, InterpOptions, LaunchReport, Memory};
+use tritonc_ir::{DType, Function};
+use tritonc_sema::constexpr::{eval_expr, MapEnv};
+use tritonc_sema::spec::is_constexpr_annotation;
+use tritonc_sema::value::HostObject;
+use tritonc_sema::{ArgSpec, Constexpr, LaunchOptions, Specialization};
+use tritonc_syntax::ast::{FunctionDef, StmtKind};
+
+use crate::codes;
+use crate::parse::{Expr, ExprValue, Init, LaunchSpec, TensorSpec};
+use crate::rng::SplitMix64;
+
+/// A materialized tensor argument: a view (shape, strides, offset) into a buffer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorArg {
+    /// The tensor's name in the spec.
+    pub name: String,
+    /// Element dtype.
+    pub dtype: DType,
+    /// The view's shape.
+    pub shape: Vec<usize>,
+    /// The view's strides, in elements.
+    pub strides: Vec<usize>,
+    /// The view's storage offset, in elements.
+    pub offset: usize,
+    /// The buffer holding the storage.
+    pub buffer: BufferId,
+    /// Whether the spec marks it as an output.
+    pub output: bool,
+    /// The reference `.npy`, resolved against the spec's directory.
+    pub reference: Option<PathBuf>,
+    /// Absolute tolerance.
+    pub atol: Option<f64>,
+    /// Relative tolerance.
+    pub rtol: Option<f64>,
+}
+
+impl TensorArg {
+    /// The address the kernel receives (the view's first element).
+    pub fn data_ptr(&self) -> u64 {
+        self.buffer.base_address() + (self.offset * self.dtype.size_bytes().unwrap_or(1) as usize) as u64
+    }
+
+    /// The storage indices of the view's elements, in row-major view order.
+    pub fn storage_indices(&self) -> Vec<usize> {
+        let n: usize = self.shape.iter().product();
+        let mut out = Vec::with_capacity(n);
+        let mut idx = vec![0usize; self.shape.len()];
+        for _ in 0..n {
+            out.push(self.offset + idx.iter().zip(&self.strides).map(|(i, s)| i * s).sum::<usize>());
+            for d in (0..self.shape.len()).rev() {
+                idx[d] += 1;
+                if idx[d] < self.shape[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+        out
+    }
+
+    /// The view's elements as typed data, in row-major view order.
+    pub fn data(&self, memory: &Memory) -> tritonc_interp::Data {
+        memory.buffer(self.buffer).data().gather(&self.storage_indices())
+    }
+
+    /// The view's elements widened to f64 (unsigned ints by value).
+    pub fn values(&self, memory: &Memory) -> Vec<f64> {
+        let all = memory.buffer(self.buffer).to_f64_vec();
+        self.storage_indices().into_iter().map(|i| all[i]).collect()
+    }
+}
+
+/// Everything a launch needs, ready to run.
+pub struct Launch {
+    /// The spec's directory.
+    pub base_dir: PathBuf,
+    /// The kernel file.
+    pub kernel_path: PathBuf,
+    /// The kernel's file id in the caller's source map.
+    pub kernel_file: FileId,
+    /// The kernel's name.
+    pub kernel_name: String,
+    /// The tensors, in spec order.
+    pub tensors: Vec<TensorArg>,
+    /// The buffers.
+    pub memory: Memory,
+    /// The specialization derived from the arguments.
+    pub specialization: Specialization,
+    /// The runtime arguments, in parameter order (constexprs excluded).
+    pub runtime_args: Vec<ArgValue>,
+    /// The grid.
+    pub grid: [u32; 3],
+}
+
+fn err(code: tritonc_diagnostics::Code, span: Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(code, msg.into()).with_primary(span, "")
+}
+
+/// An expression's value, evaluated over `env`; its errors point at the spec.
+fn eval(e: &Expr, env: &MapEnv) -> Result<Constexpr, Diagnostic> {
+    match &e.value {
+        ExprValue::Int(i) => Ok(Constexpr::Int(*i as i128)),
+        ExprValue::Float(f) => Ok(Constexpr::Float(*f)),
+        ExprValue::Bool(b) => Ok(Constexpr::Bool(*b)),
+        ExprValue::Text(t) => {
+            let src = format!("_ = ({t})\n");
+            let parsed = tritonc_syntax::parse_module(FileId(u32::MAX - 1), &src);
+            let expr = match parsed.module.body.first().map(|s| &s.kind) {
+                Some(StmtKind::Assign { value, .. }) if !parsed.has_errors() => value.clone(),
+                _ => {
+                    return Err(err(
+                        codes::BAD_EXPRESSION,
+                        e.span,
+                        format!("`{t}` is not a Python expression"),
+                    ))
+                }
+            };
+            eval_expr(&expr, env).map_err(|d| {
+                let mut out = err(codes::BAD_EXPRESSION, e.span, format!("`{t}`: {}", d.message));
+                if let Some(h) = d.help {
+                    out = out.with_help(h);
+                }
+                out
+            })
+        }
+    }
+}
+
+fn eval_usize(e: &Expr, env: &MapEnv, what: &str) -> Result<usize, Diagnostic> {
+    match eval(e, env)? {
+        Constexpr::Int(v) if v >= 0 && v <= u32::MAX as i128 * 64 => Ok(v as usize),
+        other => Err(err(
+            codes::BAD_TENSOR,
+            e.span,
+            format!("{what} must be a non-negative integer, not `{other}`"),
+        )),
+    }
+}
+
+/// The host object an expression sees for a tensor: `x.shape`, `x.stride`/`x.strides`,
+/// `x.dtype`, `x.numel`, `x.ndim`.
+fn host_tensor(t: &TensorArg) -> Constexpr {
+    let tuple = |v: &[usize]| Constexpr::Tuple(v.iter().map(|&d| Constexpr::Int(d as i128)).collect());
+    let mut o = HostObject {
+        type_name: "tensor".into(),
+        ..Default::default()
+    };
+    o.fields.insert("shape".into(), tuple(&t.shape));
+    o.fields.insert("strides".into(), tuple(&t.strides));
+    o.fields.insert("stride".into(), tuple(&t.strides));
+    o.fields.insert("dtype".into(), Constexpr::dtype(t.dtype));
+    o.fields.insert("numel".into(), Constexpr::Int(t.shape.iter().product::<usize>() as i128));
+    o.fields.insert("ndim".into(), Constexpr::Int(t.shape.len() as i128));
+    Constexpr::Object(Arc::new(o))
+}
+
+fn read_file(path: &Path, span: Span) -> Result<Vec<u8>, Diagnostic> {
+    std::fs::read(path).map_err(|e| {
+        err(codes::UNREADABLE_FILE, span, format!("cannot read `{}`: {e}", path.display()))
+    })
+}
+
+/// Allocates and initializes one tensor.
+fn materialize_tensor(
+    t: &TensorSpec,
+    index: usize,
+    env: &MapEnv,
+    seed: u64,
+    base_dir: &Path,
+    memory: &mut Memory,
+) -> Result<TensorArg, Diagnostic> {
+    let shape: Vec<usize> = t
+        .shape
+        .iter()
+        .map(|e| eval_usize(e, env, "a dim"))
+        .collect::<Result<_, _>>()?;
+    let n: usize = shape.iter().product();
+    // Storage layout of the view.
+    let (strides, storage_len, offset) = if t.transpose {
+        if shape.len() != 2 {
+            return Err(err(codes::BAD_TENSOR, t.span, "`transpose` needs a 2-D tensor"));
+        }
+        (vec![1, shape[0]], n, 0)
+    } else {
+        let strides = match &t.strides {
+            Some(s) => {
+                if s.len() != shape.len() {
+                    return Err(err(
+                        codes::BAD_TENSOR,
+                        t.span,
+                        format!("{} strides for a rank-{} tensor", s.len(), shape.len()),
+                    ));
+                }
+                s.iter()
+                    .map(|e| eval_usize(e, env, "a stride"))
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+            None => tritonc_interp::data::row_major_strides(&shape),
+        };
+        let offset = match &t.offset {
+            Some(e) => eval_usize(e, env, "the offset")?,
+            None => 0,
+        };
+        let extent = if n == 0 {
+            0
+        } else {
+            1 + shape.iter().zip(&strides).map(|(d, s)| (d - 1) * s).sum::<usize>()
+        };
+        (strides, offset + extent, offset)
+    };
+    // Values in storage order (the view's elements are a subset when strided).
+    let mut rng = SplitMix64::new(seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut values: Vec<f64> = match &t.init {
+        Init::Zeros => vec![0.0; storage_len],
+        Init::Ones => vec![1.0; storage_len],
+        Init::Full(v) => vec![*v; storage_len],
+        Init::Arange => (0..storage_len).map(|i| i as f64).collect(),
+        Init::Randn { mean, std } => (0..storage_len).map(|_| mean + std * rng.normal()).collect(),
+        Init::Rand { low, high } => (0..storage_len).map(|_| low + (high - low) * rng.uniform()).collect(),
+        Init::Randint { low, high } => {
+            let span = (high - low).max(1) as u64;
+            (0..storage_len).map(|_| (*low + (rng.next_u64() % span) as i64) as f64).collect()
+        }
+        Init::Npy(p) => {
+            let path = base_dir.join(p);
+            let a = crate::npy::read(&read_file(&path, t.span)?).map_err(|m| {
+                err(codes::BAD_TENSOR, t.span, format!("`{}`: {m}", path.display()))
+            })?;
+            if a.shape != shape {
+                return Err(err(
+                    codes::BAD_TENSOR,
+                    t.span,
+                    format!("`{}` has shape {:?} but the tensor is {:?}", path.display(), a.shape, shape),
+                ));
+            }
+            let b = Buffer { name: t.name.clone(), dtype: a.dtype, bytes: a.bytes };
+            let logical = b.to_f64_vec();
+            // Scatter the C-order file data into the view's storage positions.
+            let mut v = vec![0.0; storage_len];
+            let view = TensorArg {
+                name: String::new(),
+                dtype: t.dtype,
+                shape: shape.clone(),
+                strides: strides.clone(),
+                offset,
+                buffer: BufferId(0),
+                output: false,
+                reference: None,
+                atol: None,
+                rtol: None,
+            };
+            for (x, i) in logical.into_iter().zip(view.storage_indices()) {
+                v[i] = x;
+            }
+            v
+        }
+    };
+    let s = &t.specials;
+    if s.nan + s.inf + s.neg_inf > 0.0 {
+        for v in values.iter_mut() {
+            let u = rng.uniform();
+            if u < s.nan {
+                *v = f64::NAN;
+            } else if u < s.nan + s.inf {
+                *v = f64::INFINITY;
+            } else if u < s.nan + s.inf + s.neg_inf {
+                *v = f64::NEG_INFINITY;
+            }
+        }
+    }
+    let buffer = memory.add(Buffer::from_f64(&t.name, t.dtype, &values));
+    Ok(TensorArg {
+        name: t.name.clone(),
+        dtype: t.dtype,
+        shape,
+        strides,
+        offset,
+        buffer,
+        output: t.output,
+        reference: t.reference.as_ref().map(|r| base_dir.join(r)),
+        atol: t.atol,
+        rtol: t.rtol,
+    })
+}
+
+/// A Python int argument's signature type, as Triton's launcher picks it.
+fn int_dtype(v: i128) -> DType {
+    if i32::try_from(v).is_ok() {
+        DType::I32
+    } else if v >= 1 << 63 {
+        DType::U64
+    } else {
+        DType::I64
+    }
+}
+
+/// Builds the launch: tensors, arguments, specialization and grid. The kernel file is
+/// added to `sources` so sema's diagnostics render.
+pub fn prepare(
+    spec: &LaunchSpec,
+    spec_path: &Path,
+    sources: &mut SourceMap,
+) -> Result<(Launch, Arc<FunctionDef>, tritonc_syntax::ast::Module), Vec<Diagnostic>> {
+    let base_dir = spec_path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let kernel_path = base_dir.join(&spec.kernel_file);
+    let text = std::fs::read_to_string(&kernel_path).map_err(|e| {
+        vec![err(
+            codes::UNREADABLE_FILE,
+            Span::new(spec.span.file, 0, 0),
+            format!("cannot read the kernel file `{}`: {e}", kernel_path.display()),
+        )]
+    })?;
+    let kernel_file = sources.add(kernel_path.clone(), text.as_str());
+    let parsed = tritonc_syntax::parse_module(kernel_file, &text);
+    if parsed.has_errors() {
+        return Err(parsed.diagnostics);
+    }
+    let scope = tritonc_sema::ModuleScope::from_module(&parsed.module);
+    let kernel_name = match &spec.kernel_name {
+        Some(n) => n.clone(),
+        None => {
+            let names: Vec<&String> = scope.functions.keys().collect();
+            if names.len() != 1 {
+                return Err(vec![err(
+                    codes::MALFORMED_SPEC,
+                    spec.span,
+                    format!(
+                        "`{}` defines {} @triton.jit functions; name one with `name = \"…\"`",
+                        spec.kernel_file,
+                        names.len()
+                    ),
+                )]);
+            }
+            names[0].clone()
+        }
+    };
+    let Some(def) = scope.functions.get(&kernel_name).cloned() else {
+        return Err(vec![err(
+            codes::MALFORMED_SPEC,
+            spec.span,
+            format!("`{}` has no @triton.jit function `{kernel_name}`", spec.kernel_file),
+        )]);
+    };
+    let mut env = MapEnv::new();
+    for (k, v) in &scope.globals {
+        env.values.insert(k.clone(), v.clone());
+    }
+    let mut memory = Memory::new();
+    let mut tensors = Vec::new();
+    let mut errors = Vec::new();
+    for (i, t) in spec.tensors.iter().enumerate() {
+        match materialize_tensor(t, i, &env, spec.seed, &base_dir, &mut memory) {
+            Ok(ta) => {
+                env.values.insert(ta.name.clone(), host_tensor(&ta));
+                tensors.push(ta);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    // Arguments in spec order: a tensor name binds the tensor, anything else evaluates.
+    enum Bound {
+        Tensor(usize),
+        Value(Constexpr),
+    }
+    let mut bound: Vec<(String, Bound, Span)> = Vec::new();
+    for (name, e) in &spec.args {
+        if !def.params.iter().any(|p| &p.name.name == name) {
+            let names: Vec<&str> = def.params.iter().map(|p| p.name.name.as_str()).collect();
+            errors.push(
+                err(codes::ARGUMENT_MISMATCH, e.span, format!("`{kernel_name}` has no parameter `{name}`"))
+                    .with_note(format!("its parameters: {}", names.join(", "))),
+            );
+            continue;
+        }
+        let b = match &e.value {
+            ExprValue::Text(t) if tensors.iter().any(|x| &x.name == t) => {
+                Bound::Tensor(tensors.iter().position(|x| &x.name == t).expect("checked by any()"))
+            }
+            _ => match eval(e, &env) {
+                Ok(v) => {
+                    env.values.insert(name.clone(), v.clone());
+                    Bound::Value(v)
+                }
+                Err(d) => {
+                    errors.push(d);
+                    continue;
+                }
+            },
+        };
+        bound.push((name.clone(), b, e.span));
+    }
+    // Parameters in kernel order; defaults fill the gaps.
+    let mut params = Vec::new();
+    let mut runtime_args = Vec::new();
+    for p in &def.params {
+        let name = &p.name.name;
+        let is_constexpr = p.annotation.as_ref().is_some_and(is_constexpr_annotation);
+        let b = match bound.iter().position(|(n, _, _)| n == name) {
+            Some(i) => &bound[i].1,
+            None => match &p.default {
+                Some(d) => match eval_expr(d, &env) {
+                    Ok(v) => {
+                        bound.push((name.clone(), Bound::Value(v), p.span));
+                        &bound.last().expect("just pushed").1
+                    }
+                    Err(e) => {
+                        errors.push(e);
+                        continue;
+                    }
+                },
+                None => {
+                    errors.push(
+                        err(
+                            codes::ARGUMENT_MISMATCH,
+                            spec.span,
+                            format!("the spec gives no value for `{name}` of `{kernel_name}`"),
+                        )
+                        .with_secondary(p.span, "parameter declared here")
+                        .with_help(format!("add `{name} = …` under `[args]`")),
+                    );
+                    continue;
+                }
+            },
+        };
+        let spec_of = match (b, is_constexpr) {
+            (Bound::Value(v), true) => ArgSpec::Constexpr(v.clone()),
+            (Bound::Tensor(i), true) => {
+                errors.push(err(
+                    codes::ARGUMENT_MISMATCH,
+                    spec.span,
+                    format!("`{name}` is a tl.constexpr parameter but is given tensor `{}`", tensors[*i].name),
+                ));
+                continue;
+            }
+            (Bound::Tensor(i), false) => {
+                let t = &tensors[*i];
+                runtime_args.push(ArgValue::Ptr(t.data_ptr()));
+                ArgSpec::Pointer {
+                    pointee: t.dtype,
+                    is_const: false,
+                    divisibility: (t.data_ptr() % 16 == 0).then_some(16),
+                }
+            }
+            (Bound::Value(v), false) => match v {
+                Constexpr::Bool(b) => {
+                    runtime_args.push(ArgValue::Int(*b as i128));
+                    ArgSpec::Scalar { dtype: DType::I1, divisibility: None }
+                }
+                Constexpr::Int(1) => ArgSpec::Constexpr(Constexpr::Int(1)),
+                Constexpr::Int(i) => {
+                    runtime_args.push(ArgValue::Int(*i));
+                    ArgSpec::Scalar {
+                        dtype: int_dtype(*i),
+                        divisibility: (i % 16 == 0).then_some(16),
+                    }
+                }
+                Constexpr::Float(f) => {
+                    runtime_args.push(ArgValue::Float(*f));
+                    ArgSpec::Scalar { dtype: DType::F32, divisibility: None }
+                }
+                Constexpr::None => ArgSpec::Constexpr(Constexpr::None),
+                other => {
+                    errors.push(err(
+                        codes::ARGUMENT_MISMATCH,
+                        spec.span,
+                        format!("`{name}` is a runtime parameter but its value is `{other}`"),
+                    ).with_help(format!("annotate `{name}: tl.constexpr` or pass a number")));
+                    continue;
+                }
+            },
+        };
+        params.push((name.clone(), spec_of));
+    }
+    let mut grid = [1u32; 3];
+    for (i, g) in spec.grid.iter().enumerate() {
+        match eval(g, &env) {
+            Ok(Constexpr::Int(v)) if (0..=u32::MAX as i128).contains(&v) => grid[i] = v as u32,
+            Ok(other) => errors.push(err(
+                codes::BAD_EXPRESSION,
+                g.span,
+                format!("a grid dimension must be a non-negative integer, not `{other}`"),
+            )),
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let specialization = Specialization {
+        kernel: kernel_name.clone(),
+        params,
+        options: LaunchOptions {
+            num_warps: spec.num_warps,
+            ..LaunchOptions::default()
+        },
+    };
+    Ok((
+        Launch {
+            base_dir,
+            kernel_path,
+            kernel_file,
+            kernel_name,
+            tensors,
+            memory,
+            specialization,
+            runtime_args,
+            grid,
+        },
+        def,
+        parsed.module,
+    ))
+}
+
+/// The outcome of running a spec.
+pub struct RunOutcome {
+    /// The launch (tensors and memory after the run).
+    pub launch: Launch,
+    /// The interpreter's report.
+    pub report: LaunchReport,
+    /// The kernel's IR.
+    pub function: Function,
+}
+
+/// Parses, prepares, lowers and interprets a spec file. Diagnostics refer to files in
+/// `sources` (the spec and the kernel are added to it).
+pub fn run_spec_file(
+    spec_path: &Path,
+    sources: &mut SourceMap,
+    opts: &InterpOptions,
+) -> Result<RunOutcome, Vec<Diagnostic>> {
+    let text = std::fs::read_to_string(spec_path).map_err(|e| {
+        vec![Diagnostic::error(
+            codes::UNREADABLE_FILE,
+            format!("cannot read `{}`: {e}", spec_path.display()),
+        )]
+    })?;
+    let file = sources.add(spec_path.to_path_buf(), text.as_str());
+    let spec = crate::parse::parse(&text, file)?;
+    let (mut launch, _def, module) = prepare(&spec, spec_path, sources)?;
+    let lowered = tritonc_sema::lower_kernel(&module, &launch.kernel_name, &launch.specialization)?;
+    let function = lowered
+        .functions
+        .into_iter()
+        .next()
+        .ok_or_else(|| vec![Diagnostic::error(codes::MALFORMED_SPEC, "sema produced no function")])?;
+    let mut opts = opts.clone();
+    opts.num_warps = spec.num_warps;
+    let report = tritonc_interp::launch(
+        &function,
+        &launch.runtime_args,
+        launch.grid,
+        &mut launch.memory,
+        &opts,
+    )
+    .map_err(|e| vec![e.to_diagnostic()])?;
+    Ok(RunOutcome {
+        launch,
+        report,
+        function,
+    })
+}
