@@ -80,6 +80,14 @@ pub const KERNEL_NOT_FOUND: Code = Code("E0407");
 pub const BAD_META_PARAMETER: Code = Code("E0408");
 /// A parameter annotated with a dtype that the signature contradicts.
 pub const SIGNATURE_ANNOTATION_MISMATCH: Code = Code("E0409");
+/// A parameter whose type or value neither the signature nor an annotation gives.
+pub const SIGNATURE_REQUIRED: Code = Code("E0410");
+/// A `@triton.heuristics` function reading an argument whose value the signature leaves open.
+pub const HEURISTIC_NEEDS_VALUE: Code = Code("E0411");
+/// A module-level global a kernel reads that is not a `tl.constexpr`.
+pub const NON_CONSTEXPR_GLOBAL: Code = Code("E0340");
+/// `and`/`or` on blocks (a warning: Triton 3.6 deprecates it).
+pub const DEPRECATED_BOOL_OP: Code = Code("E0341");
 
 macro_rules! doc {
     ($code:expr, $name:literal, $summary:literal, $explanation:literal) => {
@@ -768,6 +776,91 @@ have, sets a parameter that is not `tl.constexpr`, or fails to evaluate.
 ## Use instead
 ```text
 --signature \"i64\"
+```
+"
+    ),
+    doc!(
+        SIGNATURE_REQUIRED,
+        "signature-required",
+        "a parameter whose type or value is not known",
+        "Without `--signature`, tritonc specializes a kernel from its annotations: \
+`n: tl.int32` is an `i32` argument, `x_ptr: \"*fp32\"` a pointer, and a `tl.constexpr` \
+parameter takes its default value. A parameter with none of these has no type, so the \
+kernel cannot be compiled; the message lists every such parameter and a signature to start \
+from.
+
+## Example
+```text
+tritonc compile add.py --emit ttir          # def add_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr)
+```
+
+## Use instead
+```text
+tritonc compile add.py --emit ttir --signature \"*fp32:16, *fp32:16, i32, 1024\"
+```
+"
+    ),
+    doc!(
+        HEURISTIC_NEEDS_VALUE,
+        "heuristic-needs-value",
+        "a heuristic that reads an argument value the signature does not fix",
+        "`@triton.heuristics` functions run at launch over the actual arguments. Ahead of \
+time, tritonc knows an integer argument's value only when the signature fixes it (`:1`) \
+or the parameter is a `tl.constexpr`; pointer arguments are known by their dtype only.
+
+## Example
+```python
+@triton.heuristics({'BLOCK': lambda args: triton.next_power_of_2(args['n'])})
+```
+```text
+--signature \"*fp32, i32\"
+```
+
+## Use instead
+Make the value a constexpr for this compilation (`n: tl.constexpr` and a value in the
+signature), or give the meta-parameter explicitly in the signature.
+"
+    ),
+    doc!(
+        NON_CONSTEXPR_GLOBAL,
+        "non-constexpr-global",
+        "a kernel reads a module-level global that is not a `tl.constexpr`",
+        "Triton 3.6 lets kernels read only globals defined as `X = tl.constexpr(v)` (plus \
+modules, `@jit` functions and dtypes). A plain `X = 3` and an annotated \
+`X: tl.constexpr = 3` both raise `NameError` at compile time.
+
+## Example
+```python
+BLOCK: tl.constexpr = 128
+
+@triton.jit
+def kernel(x_ptr):
+    offs = tl.arange(0, BLOCK)
+```
+
+## Use instead
+```python
+BLOCK = tl.constexpr(128)
+```
+"
+    ),
+    doc!(
+        DEPRECATED_BOOL_OP,
+        "deprecated-bool-op",
+        "`and` / `or` on blocks",
+        "Triton 3.6 lowers `a and b` on runtime values to `logical_and` (an elementwise `&` on \
+`i1`), warning that this is deprecated for blocks: it evaluates both sides, unlike \
+Python's short circuit. This is a warning; the kernel compiles. Non-boolean runtime \
+operands are an error, as Triton cannot bitcast them to `i1`.
+
+## Example
+```python
+m = (offs > 0) and (offs < n)
+```
+
+## Use instead
+```python
+m = (offs > 0) & (offs < n)
 ```
 "
     ),

@@ -520,6 +520,10 @@ fn compile_checks_the_signature_before_emitting() {
         "--emit",
         "ttir",
     ]);
-    assert_eq!(good.code, 4, "{}", good.transcript());
-    assert!(good.stderr.contains("E0590"), "{}", good.stderr);
+    assert_eq!(good.code, 0, "{}", good.transcript());
+    assert!(
+        good.stdout.contains("tt.func public @add_kernel("),
+        "{}",
+        good.stdout
+    );
 }

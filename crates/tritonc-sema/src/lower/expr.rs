@@ -100,29 +100,7 @@ impl LowerCx<'_> {
                     .with_primary(span, "")),
                 }
             }
-            ExprKind::BoolOp { op, values } => {
-                // Python's short circuit on compile-time values; runtime operands are not lowered yet.
-                let mut last = SemaValue::Const(Constexpr::None);
-                for v in values {
-                    last = self.lower_expr(v)?;
-                    let SemaValue::Const(c) = &last else {
-                        return Err(Diagnostic::error(
-                            codes::UNSUPPORTED_CONSTRUCT,
-                            "`and`/`or` on runtime values is not lowered by tritonc yet",
-                        )
-                        .with_primary(v.span, "")
-                        .with_help("use `&` / `|` on boolean blocks"));
-                    };
-                    let decided = match op {
-                        tritonc_syntax::ast::BoolOp::And => !c.truthy(),
-                        tritonc_syntax::ast::BoolOp::Or => c.truthy(),
-                    };
-                    if decided {
-                        break;
-                    }
-                }
-                Ok(last)
-            }
+            ExprKind::BoolOp { op, values } => self.lower_bool_op(*op, values, span),
             ExprKind::Compare {
                 left,
                 ops: cops,
@@ -185,12 +163,12 @@ impl LowerCx<'_> {
                         self.lower_expr(orelse)
                     }
                 }
-                _ => Err(Diagnostic::error(
-                    codes::UNSUPPORTED_CONSTRUCT,
-                    "a ternary on a runtime condition is not lowered by tritonc yet",
+                SemaValue::Tensor(t) => self.lower_runtime_ternary(t, test, body, orelse, span),
+                other => Err(Diagnostic::error(
+                    codes::NON_SCALAR_CONDITION,
+                    format!("cannot branch on {}", other.describe()),
                 )
-                .with_primary(test.span, "")
-                .with_help("use `tl.where(cond, a, b)`")),
+                .with_primary(test.span, "")),
             },
             ExprKind::Attribute { value, attr } => {
                 let v = self.lower_expr(value)?;
@@ -298,19 +276,20 @@ impl LowerCx<'_> {
         }
     }
 
-    /// A constexpr environment of the current locals and the module's globals.
-    fn const_env(&self) -> constexpr::MapEnv {
-        let mut env = constexpr::MapEnv {
-            values: self.module.globals.clone(),
-        };
+    /// A constexpr environment of the current locals and the module.
+    fn const_env(&self) -> super::scope::LocalEnv<'_> {
+        let mut locals = indexmap::IndexMap::new();
         if let Some(f) = self.frames.last() {
             for (k, v) in &f.vars {
                 if let SemaValue::Const(c) = v {
-                    env.values.insert(k.clone(), c.clone());
+                    locals.insert(k.clone(), c.clone());
                 }
             }
         }
-        env
+        super::scope::LocalEnv {
+            module: self.module,
+            locals,
+        }
     }
 
     fn call(
@@ -374,5 +353,159 @@ impl LowerCx<'_> {
             )
             .with_primary(func_span, "")),
         }
+    }
+}
+
+impl LowerCx<'_> {
+    /// `a and b` / `a or b`, Triton's way: constexpr operands short-circuit or drop out;
+    /// the runtime operands left are folded from the right with `logical_and`/`logical_or`
+    /// (a bitwise op on `i1`, so operands must already be `i1`). Blocks get Triton's
+    /// deprecation warning.
+    fn lower_bool_op(
+        &mut self,
+        op: tritonc_syntax::ast::BoolOp,
+        values: &[Expr],
+        span: Span,
+    ) -> Result<SemaValue, Diagnostic> {
+        use tritonc_syntax::ast::BoolOp;
+        let mut runtime = Vec::new();
+        let mut last = SemaValue::Const(Constexpr::None);
+        let mut warned = false;
+        let sym = match op {
+            BoolOp::And => "and",
+            BoolOp::Or => "or",
+        };
+        for v in values {
+            last = self.lower_expr(v)?;
+            match &last {
+                SemaValue::Const(c) => {
+                    let decided = match op {
+                        BoolOp::And => !c.truthy(),
+                        BoolOp::Or => c.truthy(),
+                    };
+                    if decided {
+                        return Ok(last);
+                    }
+                }
+                SemaValue::Tensor(t) => {
+                    if t.is_block() && !warned {
+                        warned = true;
+                        self.warn(
+                            Diagnostic::warning(
+                                codes::DEPRECATED_BOOL_OP,
+                                "`and` and `or` on blocks are deprecated",
+                            )
+                            .with_primary(span, "")
+                            .with_help(format!(
+                                "use `{}` on boolean blocks",
+                                if op == BoolOp::And { "&" } else { "|" }
+                            )),
+                        );
+                    }
+                    if t.ty.dtype() != Some(tritonc_ir::DType::I1) {
+                        return Err(Diagnostic::error(
+                            codes::INVALID_CAST,
+                            format!(
+                                "`{}` needs boolean operands; `{}` cannot be bitcast to `i1`",
+                                sym, t.ty
+                            ),
+                        )
+                        .with_primary(v.span, format!("this is `{}`", t.ty))
+                        .with_help("compare it first, e.g. `x != 0`"));
+                    }
+                    runtime.push((t.clone(), v.span));
+                }
+                other => {
+                    return Err(Diagnostic::error(
+                        codes::INCOMPATIBLE_TYPES,
+                        format!("`{sym}` is not defined on {}", other.describe()),
+                    )
+                    .with_primary(v.span, ""))
+                }
+            }
+        }
+        let Some((mut acc, _)) = runtime.pop() else {
+            // Only constexprs that did not decide: Python returns the last one.
+            return Ok(last);
+        };
+        let kind = match op {
+            BoolOp::And => BinaryKind::And,
+            BoolOp::Or => BinaryKind::Or,
+        };
+        while let Some((lhs, _)) = runtime.pop() {
+            acc = arith::binary(
+                self,
+                kind,
+                SemaValue::Tensor(lhs),
+                SemaValue::Tensor(acc),
+                span,
+            )?;
+        }
+        Ok(SemaValue::Tensor(acc))
+    }
+
+    /// `a if cond else b` on a runtime scalar condition: an `scf.if` yielding one value;
+    /// both arms become tensors of the same type, as in Triton 3.6.
+    fn lower_runtime_ternary(
+        &mut self,
+        cond: crate::value::TensorValue,
+        test: &Expr,
+        body: &Expr,
+        orelse: &Expr,
+        span: Span,
+    ) -> Result<SemaValue, Diagnostic> {
+        if cond.is_block() {
+            return Err(Diagnostic::error(
+                codes::NON_SCALAR_CONDITION,
+                format!(
+                    "a ternary needs a scalar condition, not a `{}` block",
+                    cond.ty
+                ),
+            )
+            .with_primary(test.span, "a condition must be a scalar")
+            .with_help("use `tl.where(cond, a, b)` for an elementwise choice"));
+        }
+        let cond = self.scalar_condition(cond, test.span)?;
+        let outer = self.block;
+        let if_op = self.builder(span).scf_if(cond.id, Vec::new());
+        self.block = if_op.then_block;
+        let then_v = self
+            .lower_expr(body)
+            .and_then(|v| arith::to_tensor(self, v, body.span));
+        let then_v = match then_v {
+            Ok(v) => v,
+            Err(d) => {
+                self.block = outer;
+                return Err(d);
+            }
+        };
+        self.block = if_op.else_block;
+        let else_v = self
+            .lower_expr(orelse)
+            .and_then(|v| arith::to_tensor(self, v, orelse.span));
+        self.block = outer;
+        let else_v = else_v?;
+        if then_v.ty != else_v.ty {
+            return Err(Diagnostic::error(
+                codes::BRANCH_TYPE_MISMATCH,
+                format!(
+                    "the ternary's values have different types: `{}` and `{}`",
+                    then_v.ty, else_v.ty
+                ),
+            )
+            .with_primary(body.span, format!("`{}`", then_v.ty))
+            .with_secondary(orelse.span, format!("`{}`", else_v.ty))
+            .with_help("convert one of them with `.to(...)`"));
+        }
+        self.block = if_op.then_block;
+        self.builder(span).yield_(&[then_v.id]);
+        self.block = if_op.else_block;
+        self.builder(span).yield_(&[else_v.id]);
+        self.block = outer;
+        let r = self.func.add_result(if_op.op, then_v.ty.clone());
+        Ok(SemaValue::Tensor(crate::value::TensorValue {
+            id: r,
+            ty: then_v.ty,
+        }))
     }
 }

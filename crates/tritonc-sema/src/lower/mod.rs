@@ -6,117 +6,23 @@
 //! [`crate::builtins`] and receive the context.
 
 mod expr;
+mod scope;
 mod stmt;
 
+pub use scope::{path_value, HiddenGlobal, ModuleScope};
+
 use indexmap::IndexMap;
-use std::sync::Arc;
 use tritonc_diagnostics::{Diagnostic, Span};
 use tritonc_ir::{ArgAttrs, BlockId, Builder, Function, Location, Module, Type};
-use tritonc_syntax::ast::{self, ExprKind, FunctionDef, StmtKind};
+use tritonc_syntax::ast::{self, FunctionDef};
 
 use crate::codes;
 use crate::constexpr;
 use crate::spec::{ArgSpec, Specialization};
-use crate::value::{Constexpr, FunctionRef, SemaValue, TensorValue};
+use crate::value::{Constexpr, SemaValue, TensorValue};
 
 /// How deep `@jit` helpers may inline into each other.
 const MAX_INLINE_DEPTH: usize = 64;
-
-/// What a module offers kernels at compile time: its imports, constexpr globals and
-/// `@jit` functions.
-#[derive(Debug, Clone, Default)]
-pub struct ModuleScope {
-    /// Names bound at module level to compile-time values (imports, constexpr globals).
-    pub globals: IndexMap<String, Constexpr>,
-    /// `@jit` functions by name.
-    pub functions: IndexMap<String, Arc<FunctionDef>>,
-}
-
-impl ModuleScope {
-    /// Collects imports of `triton`, constexpr globals and `@jit` functions of a module.
-    pub fn from_module(module: &ast::Module) -> ModuleScope {
-        let mut scope = ModuleScope::default();
-        for stmt in &module.body {
-            match &stmt.kind {
-                StmtKind::Import(aliases) => {
-                    for a in aliases {
-                        let path = a.name.name.as_str();
-                        match &a.asname {
-                            Some(alias) => {
-                                scope
-                                    .globals
-                                    .insert(alias.name.clone(), Constexpr::module(path));
-                            }
-                            None => {
-                                let root = path.split('.').next().unwrap_or(path);
-                                scope
-                                    .globals
-                                    .insert(root.to_string(), Constexpr::module(root));
-                            }
-                        }
-                    }
-                }
-                StmtKind::ImportFrom {
-                    module: Some(m),
-                    level: 0,
-                    names,
-                } => {
-                    for a in names {
-                        let bound = a.asname.as_ref().unwrap_or(&a.name).name.clone();
-                        let full = format!("{}.{}", m.name, a.name.name);
-                        let value = match crate::builtins::names::module_attr(&m.name, &a.name.name)
-                        {
-                            Ok(Some(v)) => v,
-                            _ => Constexpr::module(&full),
-                        };
-                        scope.globals.insert(bound, value);
-                    }
-                }
-                StmtKind::FunctionDef(f) => {
-                    let is_jit = f.decorators.iter().any(|d| {
-                        let target = match &d.kind {
-                            ExprKind::Call(c) => &c.func,
-                            _ => d,
-                        };
-                        target
-                            .dotted_path()
-                            .is_some_and(|p| p == "jit" || p.ends_with(".jit"))
-                    });
-                    if is_jit {
-                        scope.functions.insert(f.name.name.clone(), f.clone());
-                    }
-                }
-                StmtKind::Assign { targets, value } if targets.len() == 1 => {
-                    if let Some(name) = targets[0].as_name() {
-                        let env = constexpr::MapEnv {
-                            values: scope.globals.clone(),
-                        };
-                        // Only globals that evaluate at compile time are visible to kernels.
-                        if let Ok(v) = constexpr::eval_expr(value, &env) {
-                            scope.globals.insert(name.to_string(), v);
-                        }
-                    }
-                }
-                StmtKind::AnnAssign {
-                    target,
-                    value: Some(value),
-                    ..
-                } => {
-                    if let Some(name) = target.as_name() {
-                        let env = constexpr::MapEnv {
-                            values: scope.globals.clone(),
-                        };
-                        if let Ok(v) = constexpr::eval_expr(value, &env) {
-                            scope.globals.insert(name.to_string(), v);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        scope
-    }
-}
 
 /// One function body being lowered (the kernel, or a helper inlined into it).
 #[derive(Debug, Default)]
@@ -141,6 +47,10 @@ pub struct LowerCx<'m> {
     pub(crate) frames: Vec<Frame>,
     /// Inline call spans, innermost last.
     pub(crate) call_stack: Vec<Span>,
+    /// The functions being lowered, kernel first (for recursion errors).
+    pub(crate) inline_chain: Vec<String>,
+    /// Warnings so far.
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
 impl<'m> LowerCx<'m> {
@@ -172,20 +82,17 @@ impl<'m> LowerCx<'m> {
         self.frames.last_mut().expect("lowering always has a frame")
     }
 
-    /// Looks a name up: locals, then module globals and `@jit` functions, then builtins.
+    /// Looks a name up: locals, then the module (functions, constexpr globals, imports),
+    /// then Python builtins.
     pub(crate) fn lookup(&self, name: &str, span: Span) -> Result<SemaValue, Diagnostic> {
         if let Some(v) = self.frames.last().and_then(|f| f.vars.get(name)) {
             return Ok(v.clone());
         }
-        if let Some(v) = self.module.globals.get(name) {
-            return Ok(SemaValue::Const(v.clone()));
-        }
-        if self.module.functions.contains_key(name) {
-            return Ok(SemaValue::Const(Constexpr::Function(FunctionRef {
-                name: Arc::from(name),
-            })));
+        if let Some(v) = self.module.resolve(name, span)? {
+            return Ok(SemaValue::Const(v));
         }
         if let Some(v) = constexpr::default_name(name) {
+            // `tl`, `triton` and the launch-spec helpers must be imported in kernel files.
             if name != "triton" && name != "tl" && name != "next_pow2" && name != "cdiv" {
                 return Ok(SemaValue::Const(v));
             }
@@ -207,22 +114,45 @@ impl<'m> LowerCx<'m> {
         }
         Err(d)
     }
+
+    /// Records a warning (Triton's deprecation warnings and the like).
+    pub(crate) fn warn(&mut self, d: Diagnostic) {
+        self.warnings.push(d);
+    }
 }
 
-/// Lowers `kernel` of `module` under `spec` into a one-function IR module.
+/// A lowered kernel and the warnings lowering produced.
+#[derive(Debug)]
+pub struct Lowered {
+    /// The one-function IR module.
+    pub module: Module,
+    /// Warnings, in the order they were found.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Lowers `kernel` of `module` under `spec` into a one-function IR module (warnings are
+/// dropped; see [`lower_kernel_in`]).
 pub fn lower_kernel(
     module: &ast::Module,
     kernel: &str,
     spec: &Specialization,
 ) -> Result<Module, Vec<Diagnostic>> {
     let scope = ModuleScope::from_module(module);
+    lower_kernel_in(&scope, kernel, spec).map(|l| l.module)
+}
+
+/// Lowers `kernel`, a `@jit` function of `scope`, under `spec`.
+pub fn lower_kernel_in(
+    scope: &ModuleScope,
+    kernel: &str,
+    spec: &Specialization,
+) -> Result<Lowered, Vec<Diagnostic>> {
     let Some(def) = scope.functions.get(kernel).cloned() else {
         let names: Vec<&str> = scope.functions.keys().map(String::as_str).collect();
         let mut d = Diagnostic::error(
             codes::KERNEL_NOT_FOUND,
             format!("no `@triton.jit` function named `{kernel}` in this file"),
-        )
-        .with_primary(Span::point(module.span.file, 0), "");
+        );
         if let Some(s) = crate::builtins::names::did_you_mean(kernel, names.iter().copied()) {
             d = d.with_help(format!("did you mean `{s}`?"));
         } else if !names.is_empty() {
@@ -233,14 +163,15 @@ pub fn lower_kernel(
         }
         return Err(vec![d]);
     };
-    lower_function(&scope, &def, spec).map_err(|d| vec![d])
+    lower_function(scope, kernel, &def, spec).map_err(|d| vec![d])
 }
 
 fn lower_function(
     scope: &ModuleScope,
+    name: &str,
     def: &FunctionDef,
     spec: &Specialization,
-) -> Result<Module, Diagnostic> {
+) -> Result<Lowered, Diagnostic> {
     let mut arg_types = Vec::new();
     let mut attrs = Vec::new();
     for (_, s) in &spec.params {
@@ -296,6 +227,8 @@ fn lower_function(
         module: scope,
         frames: vec![frame],
         call_stack: Vec::new(),
+        inline_chain: vec![name.to_string()],
+        warnings: Vec::new(),
     };
     cx.lower_body(&def.body)?;
     if let Some((v, span)) = cx.frames[0].returned.take() {
@@ -309,13 +242,19 @@ fn lower_function(
     }
     let end = def.span;
     cx.builder(Span::point(end.file, end.end)).ret(&[]);
-    let mut m = Module::new();
-    m.functions.push(cx.func);
-    Ok(m)
+    let mut module = Module::new();
+    module.functions.push(cx.func);
+    Ok(Lowered {
+        module,
+        warnings: cx.warnings,
+    })
 }
 
 impl LowerCx<'_> {
     /// Inlines a call of `@jit` helper `name` with bound arguments; returns its value.
+    ///
+    /// Every helper is inlined, `@triton.jit(noinline=True)` ones too: Triton keeps those
+    /// as `tt.call`s, but the result is the same computation and tritonc's IR has no calls.
     pub(crate) fn inline_call(
         &mut self,
         name: &str,
@@ -330,6 +269,22 @@ impl LowerCx<'_> {
             )
             .with_primary(span, "")
         })?;
+        if let Some(pos) = self.inline_chain.iter().position(|f| f == name) {
+            // Triton would emit a recursive `tt.call` whose inlining never ends.
+            let mut chain: Vec<&str> = self.inline_chain[pos..]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            chain.push(name);
+            return Err(Diagnostic::error(
+                codes::RECURSION_LIMIT,
+                format!("`{name}` calls itself: {}", chain.join(" -> ")),
+            )
+            .with_primary(span, "recursive call")
+            .with_secondary(def.header_span, format!("`{name}` defined here"))
+            .with_note("@jit functions are inlined, so they cannot recurse")
+            .with_help("rewrite the recursion as a loop over `tl.static_range`"));
+        }
         if self.call_stack.len() >= MAX_INLINE_DEPTH {
             return Err(Diagnostic::error(
                 codes::RECURSION_LIMIT,
@@ -337,54 +292,12 @@ impl LowerCx<'_> {
             )
             .with_primary(span, "while inlining this call"));
         }
-        let mut frame = Frame::default();
-        let mut args = args.into_iter();
-        for p in &def.params {
-            let v = if let Some(v) = args.next() {
-                v
-            } else if let Some((_, v, _)) = kwargs.iter().find(|(k, _, _)| *k == p.name.name) {
-                v.clone()
-            } else if let Some(d) = &p.default {
-                SemaValue::Const(constexpr::eval_expr(
-                    d,
-                    &constexpr::MapEnv {
-                        values: self.module.globals.clone(),
-                    },
-                )?)
-            } else {
-                return Err(Diagnostic::error(
-                    codes::BAD_ARGUMENTS,
-                    format!("`{name}()` is missing the argument `{}`", p.name.name),
-                )
-                .with_primary(span, "")
-                .with_secondary(def.header_span, "declared here"));
-            };
-            frame.vars.insert(p.name.name.clone(), v);
-        }
-        if args.next().is_some() {
-            return Err(Diagnostic::error(
-                codes::BAD_ARGUMENTS,
-                format!(
-                    "`{name}()` takes {} argument(s), more were given",
-                    def.params.len()
-                ),
-            )
-            .with_primary(span, "")
-            .with_secondary(def.header_span, "declared here"));
-        }
-        for (k, _, kspan) in &kwargs {
-            if def.param(k).is_none() {
-                return Err(Diagnostic::error(
-                    codes::BAD_ARGUMENTS,
-                    format!("`{name}()` has no parameter `{k}`"),
-                )
-                .with_primary(*kspan, "")
-                .with_secondary(def.header_span, "declared here"));
-            }
-        }
+        let frame = self.bind_call_args(name, &def, args, kwargs, span)?;
         self.frames.push(frame);
         self.call_stack.push(span);
+        self.inline_chain.push(name.to_string());
         let r = self.lower_body(&def.body);
+        self.inline_chain.pop();
         self.call_stack.pop();
         let frame = self
             .frames
@@ -395,6 +308,73 @@ impl LowerCx<'_> {
             .returned
             .map(|(v, _)| v)
             .unwrap_or(SemaValue::Const(Constexpr::None)))
+    }
+
+    /// Binds a helper call's arguments to its parameters, Python's way: positional, then
+    /// keywords, then defaults (evaluated in the module's scope).
+    fn bind_call_args(
+        &mut self,
+        name: &str,
+        def: &FunctionDef,
+        args: Vec<SemaValue>,
+        kwargs: Vec<(String, SemaValue, Span)>,
+        span: Span,
+    ) -> Result<Frame, Diagnostic> {
+        let declared = |d: Diagnostic| d.with_secondary(def.header_span, "declared here");
+        if args.len() > def.params.len() {
+            return Err(declared(
+                Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!(
+                        "`{name}()` takes {} argument(s) but {} were given",
+                        def.params.len(),
+                        args.len()
+                    ),
+                )
+                .with_primary(span, ""),
+            ));
+        }
+        for (i, (k, _, kspan)) in kwargs.iter().enumerate() {
+            let Some(pos) = def.params.iter().position(|p| p.name.name == *k) else {
+                return Err(declared(
+                    Diagnostic::error(
+                        codes::BAD_ARGUMENTS,
+                        format!("`{name}()` has no parameter `{k}`"),
+                    )
+                    .with_primary(*kspan, ""),
+                ));
+            };
+            if pos < args.len() || kwargs[..i].iter().any(|(o, _, _)| o == k) {
+                return Err(declared(
+                    Diagnostic::error(
+                        codes::BAD_ARGUMENTS,
+                        format!("`{name}()` got multiple values for `{k}`"),
+                    )
+                    .with_primary(*kspan, ""),
+                ));
+            }
+        }
+        let mut frame = Frame::default();
+        let mut args = args.into_iter();
+        for p in &def.params {
+            let v = if let Some(v) = args.next() {
+                v
+            } else if let Some((_, v, _)) = kwargs.iter().find(|(k, _, _)| *k == p.name.name) {
+                v.clone()
+            } else if let Some(d) = &p.default {
+                SemaValue::Const(constexpr::eval_expr(d, self.module)?)
+            } else {
+                return Err(declared(
+                    Diagnostic::error(
+                        codes::BAD_ARGUMENTS,
+                        format!("`{name}()` is missing the argument `{}`", p.name.name),
+                    )
+                    .with_primary(span, ""),
+                ));
+            };
+            frame.vars.insert(p.name.name.clone(), v);
+        }
+        Ok(frame)
     }
 }
 

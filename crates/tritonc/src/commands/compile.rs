@@ -3,7 +3,8 @@
 use std::path::Path;
 
 use tritonc_diagnostics::{Diagnostic, Severity, SourceMap, Span};
-use tritonc_sema::{LaunchOptions, Specialization};
+use tritonc_sema::meta::{self, BoundKernel};
+use tritonc_sema::{LaunchOptions, ModuleScope};
 
 use crate::cli::CompileArgs;
 use crate::codes;
@@ -37,21 +38,64 @@ pub enum StageError {
     NotImplemented(String),
 }
 
+/// A kernel picked from its file, with the module scope sema resolves its names in.
+#[derive(Debug)]
+pub struct LoadedKernel {
+    /// The kernel as discovery found it.
+    pub summary: KernelSummary,
+    /// The module's `@jit` functions, constexpr globals and imports.
+    pub scope: ModuleScope,
+}
+
+/// One emitted specialization of a stage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageOutput {
+    /// For one of several autotune variants: its index and the config it comes from
+    /// (`BLOCK_M=128, num_warps=8, num_stages=3`).
+    pub variant: Option<(usize, String)>,
+    /// The stage's text.
+    pub text: String,
+}
+
 /// Lowers `kernel` to the tile IR and returns its textual form. This is where
-/// `--emit ttir` meets tritonc-sema. `specialization` is the bound `--signature` (`None`
-/// when none was given).
+/// `--emit ttir` meets tritonc-sema.
+///
+/// `bound` is the `--signature` bound to the kernel; without one the kernel is specialized
+/// from its annotations. Meta-parameters the signature leaves open are filled by the
+/// kernel's autotune configs (one output per config) and heuristics. Warnings go to
+/// `warnings`.
 pub fn emit_ttir(
-    kernel: &KernelSummary,
-    specialization: Option<&Specialization>,
+    kernel: &LoadedKernel,
+    bound: Option<&BoundKernel>,
     request: &CompileRequest,
-    sources: &SourceMap,
-) -> Result<String, StageError> {
-    let _ = (kernel, specialization, request, sources);
-    Err(StageError::NotImplemented(
-        "`--emit ttir` is not implemented yet: lowering to the tile IR is not available in this \
-         build"
-            .to_string(),
-    ))
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Vec<StageOutput>, StageError> {
+    let found = &kernel.summary.kernel;
+    let from_annotations;
+    let bound = match bound {
+        Some(b) => b,
+        None => {
+            from_annotations =
+                meta::specialize_from_annotations(found, &kernel.scope, launch_options(request))
+                    .map_err(StageError::Diagnostics)?;
+            &from_annotations
+        }
+    };
+    let variants =
+        meta::expand_variants(found, &kernel.scope, bound).map_err(StageError::Diagnostics)?;
+    let several = variants.len() > 1;
+    let mut outputs = Vec::new();
+    for (i, v) in variants.into_iter().enumerate() {
+        let lowered = tritonc_sema::lower_kernel_in(&kernel.scope, &kernel.summary.name, &v.spec)
+            .map_err(StageError::Diagnostics)?;
+        warnings.extend(lowered.warnings);
+        let text = tritonc_ir::print_module(&lowered.module, tritonc_ir::PrintOptions::default());
+        outputs.push(StageOutput {
+            variant: several.then(|| (i, v.label.unwrap_or_default())),
+            text,
+        });
+    }
+    Ok(outputs)
 }
 
 /// Runs `compile`.
@@ -72,8 +116,8 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
         }
     };
 
-    let specialization = match specialize(&kernel, &request, &mut sources) {
-        Ok(specialization) => specialization,
+    let bound = match specialize(&kernel.summary, &request, &mut sources) {
+        Ok(bound) => bound,
         Err(diagnostics) => {
             out.diagnostics(Stream::Stderr, &diagnostics, &sources);
             return Exit::InputError;
@@ -81,8 +125,9 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
     };
 
     for &stage in &request.stages {
+        let mut warnings = Vec::new();
         let result = match stage {
-            Stage::Ttir => emit_ttir(&kernel, specialization.as_ref(), &request, &sources),
+            Stage::Ttir => emit_ttir(&kernel, bound.as_ref(), &request, &mut warnings),
             _ => Err(StageError::NotImplemented(format!(
                 "`--emit {}` needs the {} back end, which is not available in this build yet",
                 stage.name(),
@@ -92,10 +137,13 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
                 }
             ))),
         };
+        if !warnings.is_empty() {
+            out.diagnostics(Stream::Stderr, &warnings, &sources);
+        }
         match result {
-            Ok(text) => {
+            Ok(outputs) => {
                 if let Err(diagnostic) =
-                    write_stage(args.output_dir.as_deref(), &kernel, stage, &text)
+                    write_stage(args.output_dir.as_deref(), &kernel.summary, stage, &outputs)
                 {
                     out.diagnostics(Stream::Stderr, &[diagnostic], &sources);
                     return Exit::InputError;
@@ -115,28 +163,8 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
     Exit::Success
 }
 
-/// Parses `--signature` (registered in `sources` as the file `<--signature>`, so its
-/// errors point into it) and binds it to the kernel's parameters.
-fn specialize(
-    kernel: &KernelSummary,
-    request: &CompileRequest,
-    sources: &mut SourceMap,
-) -> Result<Option<Specialization>, Vec<Diagnostic>> {
-    let Some(text) = request.signature.as_deref() else {
-        return Ok(None);
-    };
-    let file = sources.add("<--signature>", text.to_string());
-    let items = tritonc_sema::spec::parse_signature(text, file)?;
-    // Parameters that autotune configs or heuristics fill take no signature item.
-    let found = &kernel.kernel;
-    let mut meta: Vec<&str> = found.heuristics.iter().map(|h| h.name.as_str()).collect();
-    if let Some(autotune) = &found.autotune {
-        for config in &autotune.configs {
-            meta.extend(config.kwargs.iter().map(|(name, _)| name.as_str()));
-        }
-    }
-    meta.sort_unstable();
-    meta.dedup();
+/// The sema launch options of a request.
+fn launch_options(request: &CompileRequest) -> LaunchOptions {
     let target = match request.target.vendor {
         Vendor::Nvidia => tritonc_sema::Target::cuda(request.target.capability),
         Vendor::Amd => tritonc_sema::Target {
@@ -145,13 +173,28 @@ fn specialize(
             warp_size: 64,
         },
     };
-    let options = LaunchOptions {
+    LaunchOptions {
         num_warps: request.num_warps,
         num_stages: request.num_stages,
         target,
+    }
+}
+
+/// Parses `--signature` (registered in `sources` as the file `<--signature>`, so its
+/// errors point into it) and binds it to the kernel's parameters. Parameters that autotune
+/// configs or heuristics fill take no item unless the signature lists every parameter.
+fn specialize(
+    kernel: &KernelSummary,
+    request: &CompileRequest,
+    sources: &mut SourceMap,
+) -> Result<Option<BoundKernel>, Vec<Diagnostic>> {
+    let Some(text) = request.signature.as_deref() else {
+        return Ok(None);
     };
+    let file = sources.add("<--signature>", text.to_string());
+    let items = tritonc_sema::spec::parse_signature(text, file)?;
     let span = Span::new(file, 0, text.len() as u32);
-    tritonc_sema::spec::bind_signature(&found.def, &items, &meta, options, span).map(Some)
+    meta::bind_kernel_signature(&kernel.kernel, &items, launch_options(request), span).map(Some)
 }
 
 /// Checks `--num-warps`, `--target` and `--emit`; reports every bad option at once.
@@ -221,7 +264,7 @@ fn nearest_warps(n: u32) -> String {
 fn load_kernel(
     args: &CompileArgs,
     sources: &mut SourceMap,
-) -> Result<KernelSummary, Vec<Diagnostic>> {
+) -> Result<LoadedKernel, Vec<Diagnostic>> {
     let path = args.file.as_path();
     if path.is_dir() {
         return Err(vec![not_a_file(path)]);
@@ -244,7 +287,11 @@ fn load_kernel(
     {
         return Err(analysis.diagnostics);
     }
-    select_kernel(path, args.kernel.as_deref(), analysis.kernels)
+    let summary = select_kernel(path, args.kernel.as_deref(), analysis.kernels)?;
+    Ok(LoadedKernel {
+        summary,
+        scope: ModuleScope::from_index(&analysis.index),
+    })
 }
 
 /// `--kernel NAME`, or the file's only kernel.
@@ -299,24 +346,51 @@ fn select_kernel(
     }
 }
 
-/// Prints a text stage to stdout, or writes it to `DIR/KERNEL.EXT`.
+/// Prints a text stage to stdout, or writes it to `DIR/KERNEL.EXT` (`DIR/KERNEL.I.EXT`
+/// for autotune variant `I`). On stdout each variant is preceded by a comment naming it.
 fn write_stage(
     dir: Option<&Path>,
     kernel: &KernelSummary,
     stage: Stage,
-    text: &str,
+    outputs: &[StageOutput],
 ) -> Result<(), Diagnostic> {
     let Some(dir) = dir else {
-        write_to(Stream::Stdout, text);
+        let mut text = String::new();
+        for o in outputs {
+            if let Some((i, label)) = &o.variant {
+                text.push_str(&format!(
+                    "// {} variant {i} of {}: {label}\n",
+                    kernel.name,
+                    outputs.len()
+                ));
+            }
+            text.push_str(&o.text);
+        }
+        write_to(Stream::Stdout, &text);
         return Ok(());
     };
-    let path = dir.join(format!("{}.{}", kernel.name, stage.extension()));
-    std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&path, text))
-        .map_err(|err| {
+    std::fs::create_dir_all(dir).map_err(|err| {
+        Diagnostic::error(
+            codes::CANNOT_WRITE_OUTPUT,
+            format!("cannot create `{}`: {err}", dir.display()),
+        )
+    })?;
+    for o in outputs {
+        let name = match &o.variant {
+            Some((i, _)) => format!("{}.{i}.{}", kernel.name, stage.extension()),
+            None => format!("{}.{}", kernel.name, stage.extension()),
+        };
+        let path = dir.join(name);
+        let text = match &o.variant {
+            Some((i, label)) => format!("// {} variant {i}: {label}\n{}", kernel.name, o.text),
+            None => o.text.clone(),
+        };
+        std::fs::write(&path, text).map_err(|err| {
             Diagnostic::error(
                 codes::CANNOT_WRITE_OUTPUT,
                 format!("cannot write `{}`: {err}", path.display()),
             )
-        })
+        })?;
+    }
+    Ok(())
 }

@@ -1,0 +1,330 @@
+//! End-to-end tests of `tritonc compile --emit ttir`: the example kernels under the
+//! signatures of upstream Triton's reference fixtures, signature-less compiles from
+//! annotations, autotune variants, heuristics, `-o DIR`, and the errors.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What one run of the binary produced.
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Outcome {
+    fn transcript(&self) -> String {
+        format!(
+            "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn tritonc_in(dir: &Path, args: &[&str]) -> Outcome {
+    let output = Command::new(env!("CARGO_BIN_EXE_tritonc"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .expect("the tritonc binary must be runnable");
+    Outcome {
+        code: output
+            .status
+            .code()
+            .expect("tritonc must exit, not be killed by a signal"),
+        stdout: String::from_utf8(output.stdout).expect("stdout must be UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr must be UTF-8"),
+    }
+}
+
+/// The reference fixture `tests/fixtures/triton/NAME.json`, written by upstream Triton.
+fn reference(name: &str) -> serde_json::Value {
+    let path = repo_root().join(format!("tests/fixtures/triton/{name}.json"));
+    let text = std::fs::read_to_string(&path).expect("reference fixture exists");
+    serde_json::from_str(&text).expect("reference fixture is JSON")
+}
+
+/// The `tt.func` header line of a TTIR printout.
+fn func_header(ir: &str) -> &str {
+    ir.lines()
+        .find(|l| l.trim_start().starts_with("tt.func"))
+        .unwrap_or_else(|| panic!("no tt.func in:\n{ir}"))
+}
+
+/// Compiles an example with the signature of its reference fixture and checks the
+/// function's name and argument types against what Triton 3.6 produced.
+fn compile_like_reference(fixture: &str) -> String {
+    let r = reference(fixture);
+    let file = r["file"].as_str().expect("file");
+    let kernel = r["kernel"].as_str().expect("kernel");
+    let sig = r["signature"].as_str().expect("signature");
+    let out = tritonc_in(
+        &repo_root(),
+        &[
+            "compile",
+            file,
+            "--kernel",
+            kernel,
+            "--signature",
+            sig,
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(out.stderr.is_empty(), "{}", out.transcript());
+    let header = func_header(&out.stdout);
+    let func_name = r["func_name"].as_str().expect("func_name");
+    assert!(
+        header.contains(&format!("tt.func public @{func_name}(")),
+        "{header}"
+    );
+    let args = r["args"].as_array().expect("args");
+    for (i, a) in args.iter().enumerate() {
+        let ty = a["type"].as_str().expect("type");
+        let expected = match a.get("divisibility") {
+            Some(d) => format!("%arg{i}: {ty} {{tt.divisibility = {d} : i32}}"),
+            None => format!("%arg{i}: {ty}"),
+        };
+        assert!(header.contains(&expected), "want `{expected}` in\n{header}");
+    }
+    assert!(
+        !header.contains(&format!("%arg{}", args.len())),
+        "more arguments than Triton's: {header}"
+    );
+    out.stdout
+}
+
+#[test]
+fn vector_add_matches_the_reference_signature() {
+    let ir = compile_like_reference("vector_add__add_kernel");
+    assert_eq!(ir.matches("tt.load").count(), 2, "{ir}");
+    assert_eq!(ir.matches("tt.store").count(), 1, "{ir}");
+    insta::assert_snapshot!("ttir_vector_add", ir);
+}
+
+#[test]
+fn softmax_matches_the_reference_signature() {
+    let ir = compile_like_reference("softmax__softmax_kernel");
+    // One max and one sum reduction, like Triton's.
+    assert_eq!(ir.matches(" tt.reduce %").count(), 2, "{ir}");
+    insta::assert_snapshot!("ttir_softmax", ir);
+}
+
+#[test]
+fn output_dir_gets_kernel_dot_ttir() {
+    let dir = std::env::temp_dir().join(format!("tritonc-ttir-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_s = dir.to_str().expect("temp dir is UTF-8");
+    let out = tritonc_in(
+        &fixtures(),
+        &[
+            "compile",
+            "add.py",
+            "--signature",
+            "*fp32:16, *fp32:16, *fp32:16, i32, 1024",
+            "--emit",
+            "ttir",
+            "-o",
+            dir_s,
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(out.stdout.is_empty(), "{}", out.transcript());
+    let text = std::fs::read_to_string(dir.join("add_kernel.ttir")).expect("add_kernel.ttir");
+    assert!(text.contains("tt.func public @add_kernel("), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_a_signature_annotations_specialize() {
+    let out = tritonc_in(
+        &fixtures(),
+        &["compile", "ttir/annotated.py", "--emit", "ttir"],
+    );
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let header = func_header(&out.stdout);
+    // `out_ptr: "*fp16"`, `n: tl.int32`, `value: tl.float32`; BLOCK takes its default.
+    assert!(
+        header.contains("(%arg0: !tt.ptr<f16>, %arg1: i32, %arg2: f32)"),
+        "{header}"
+    );
+    assert!(out.stdout.contains("end = 128 : i32"), "{}", out.stdout);
+}
+
+#[test]
+fn without_a_signature_unknown_types_are_listed() {
+    let out = tritonc_in(&fixtures(), &["compile", "add.py", "--emit", "ttir"]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("E0410"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("--signature \"*fp32:16, *fp32:16, *fp32:16, i32, 1024\""),
+        "{}",
+        out.stderr
+    );
+    insta::assert_snapshot!("ttir_signature_required", out.transcript());
+}
+
+#[test]
+fn autotune_configs_give_one_variant_each() {
+    let out = tritonc_in(
+        &fixtures(),
+        &[
+            "compile",
+            "ttir/autotuned.py",
+            "--signature",
+            "*fp32:16, *fp32:16, i32",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let ir = &out.stdout;
+    assert!(
+        ir.contains("// scale_kernel variant 0 of 2: BLOCK=256, num_warps=2, num_stages=3\n"),
+        "{ir}"
+    );
+    assert!(
+        ir.contains("// scale_kernel variant 1 of 2: BLOCK=1024, num_warps=8, num_stages=2\n"),
+        "{ir}"
+    );
+    // The heuristic HALF = BLOCK // 2 sees each config's BLOCK.
+    assert!(ir.contains("end = 128 : i32"), "{ir}");
+    assert!(ir.contains("end = 512 : i32"), "{ir}");
+    insta::assert_snapshot!("ttir_autotune_variants", ir);
+}
+
+#[test]
+fn autotune_variants_go_to_numbered_files() {
+    let dir = std::env::temp_dir().join(format!("tritonc-ttir-variants-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_s = dir.to_str().expect("temp dir is UTF-8");
+    let out = tritonc_in(
+        &fixtures(),
+        &[
+            "compile",
+            "ttir/autotuned.py",
+            "--signature",
+            "*fp32:16, *fp32:16, i32",
+            "--emit",
+            "ttir",
+            "-o",
+            dir_s,
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let v0 = std::fs::read_to_string(dir.join("scale_kernel.0.ttir")).expect("variant 0");
+    let v1 = std::fs::read_to_string(dir.join("scale_kernel.1.ttir")).expect("variant 1");
+    assert!(
+        v0.starts_with("// scale_kernel variant 0: BLOCK=256"),
+        "{v0}"
+    );
+    assert!(
+        v1.starts_with("// scale_kernel variant 1: BLOCK=1024"),
+        "{v1}"
+    );
+    assert!(!dir.join("scale_kernel.ttir").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn explicit_meta_parameters_give_one_specialization() {
+    let out = tritonc_in(
+        &fixtures(),
+        &[
+            "compile",
+            "ttir/autotuned.py",
+            "--signature",
+            "*fp32:16, *fp32:16, i32, 64, 16",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(!out.stdout.contains("variant"), "{}", out.stdout);
+    assert!(out.stdout.contains("end = 16 : i32"), "{}", out.stdout);
+}
+
+#[test]
+fn heuristic_reading_a_runtime_value_is_an_error() {
+    let out = tritonc_in(
+        &fixtures(),
+        &[
+            "compile",
+            "ttir/heuristic_needs_n.py",
+            "--signature",
+            "*fp32:16, *fp32:16, i32, 64",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    insta::assert_snapshot!("ttir_heuristic_needs_value", out.transcript());
+    // Giving the heuristic's value explicitly compiles.
+    let ok = tritonc_in(
+        &fixtures(),
+        &[
+            "compile",
+            "ttir/heuristic_needs_n.py",
+            "--signature",
+            "*fp32:16, *fp32:16, i32, 64, True",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(ok.code, 0, "{}", ok.transcript());
+    // EVEN is true: the unmasked branch is taken, so no load has a mask.
+    assert!(!ok.stdout.contains("arith.cmpi"), "{}", ok.stdout);
+}
+
+#[test]
+fn unreadable_autotune_configs_need_a_full_signature() {
+    let out = tritonc_in(
+        &repo_root(),
+        &[
+            "compile",
+            "examples/matmul.py",
+            "--kernel",
+            "matmul_kernel",
+            "--signature",
+            "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 'gelu'",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("E0408"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("must list all 17 parameters"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn semantic_errors_point_into_the_kernel() {
+    let out = tritonc_in(
+        &fixtures(),
+        &[
+            "compile",
+            "add.py",
+            "--signature",
+            "*fp32:16, *fp32:16, *fp32:16, i32, 1000",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    insta::assert_snapshot!("ttir_arange_not_pow2", out.transcript());
+}
