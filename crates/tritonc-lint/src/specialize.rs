@@ -28,10 +28,10 @@ use tritonc_sema::spec::{
     bind_signature, eval_meta_value, is_constexpr_annotation, parse_signature,
 };
 use tritonc_sema::{ArgSpec, Constexpr, LaunchOptions, Specialization};
-use tritonc_syntax::ast::{BinOp, CmpOp, Constant, Expr, ExprKind, FunctionDef, Stmt, StmtKind};
+use tritonc_syntax::ast::{BinOp, CmpOp, Expr, ExprKind, FunctionDef, Stmt, StmtKind};
 use tritonc_syntax::Kernel;
 
-use crate::syntax_walk::{for_each_expr, walk_expr};
+use crate::syntax_walk::for_each_expr;
 
 /// The placeholder pointee of a pointer whose dtype the source does not say.
 pub const ASSUMED_POINTEE: DType = DType::F32;
@@ -567,14 +567,4 @@ fn additive_bases(e: &Expr) -> Vec<&str> {
     }
     go(e, &mut out);
     out
-}
-
-/// Whether `e` is a literal `True`/`False`.
-pub fn is_bool_literal(e: &Expr) -> bool {
-    matches!(e.kind, ExprKind::Constant(Constant::Bool(_)))
-}
-
-#[allow(dead_code)]
-fn unused(e: &Expr) {
-    walk_expr(e, &mut |_| {});
 }

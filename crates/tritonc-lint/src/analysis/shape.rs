@@ -212,14 +212,13 @@ impl Transfer for ShapeAnalysis {
                             fact.tile = Tile::Base;
                         }
                     }
-                    BinaryOp::RemSI | BinaryOp::RemUI | BinaryOp::MinSI | BinaryOp::MinUI => {
+                    BinaryOp::RemSI | BinaryOp::RemUI | BinaryOp::MinSI | BinaryOp::MinUI
                         if operands.len() == 2
-                            && operands[1].dims.iter().all(|d| d.roots.is_empty())
-                        {
-                            for d in &mut fact.dims {
-                                if !d.roots.is_empty() {
-                                    d.clamped = true;
-                                }
+                            && operands[1].dims.iter().all(|d| d.roots.is_empty()) =>
+                    {
+                        for d in &mut fact.dims {
+                            if !d.roots.is_empty() {
+                                d.clamped = true;
                             }
                         }
                     }

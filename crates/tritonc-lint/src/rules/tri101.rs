@@ -58,9 +58,6 @@ impl Rule for UnmaskedBlockAccess {
 
     fn check(&self, cx: &KernelContext<'_>, out: &mut Vec<Finding>) {
         let Some(ir) = cx.ir else { return };
-        if !cx.spec.assumed.divisibility_flags.is_empty() && false {
-            return;
-        }
         let f = &ir.func;
         let ops = f.walk();
         // Ranges the kernel compares against a bound: it treats them as possibly partial.
@@ -170,9 +167,9 @@ impl Rule for UnmaskedBlockAccess {
                 d = d.with_note(n);
             }
             d = d.with_help(if mask.is_some() {
-                format!("bound every dim: combine the per-dim masks with `&` (e.g. `mask=(rows[:, None] < M) & (cols[None, :] < N)`)")
+                "bound every dim: combine the per-dim masks with `&` (e.g. `mask=(rows[:, None] < M) & (cols[None, :] < N)`)".to_string()
             } else {
-                format!("pass `mask=` comparing the offsets with the tensor's size")
+                "pass `mask=` comparing the offsets with the tensor's size".to_string()
             });
             // Fix: pass the mask variable that holds exactly that compare.
             if mask.is_none() {

@@ -37,7 +37,11 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
     }
 
     // The configuration closest to the first path applies to the run (ruff's discovery).
-    let settings = match args.paths.first().map(|p| tritonc_lint::Settings::discover(p)) {
+    let settings = match args
+        .paths
+        .first()
+        .map(|p| tritonc_lint::Settings::discover(p))
+    {
         Some(Ok((settings, _))) => settings,
         Some(Err(e)) => {
             input_errors.push(Diagnostic::error(
@@ -62,7 +66,10 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
                 &settings,
             );
             // A kernel the front end already rejected needs no "not analysed" note.
-            let rejected = analysis.diagnostics.iter().any(|d| d.severity == Severity::Error);
+            let rejected = analysis
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error);
             let lint: Vec<Diagnostic> = report
                 .findings
                 .into_iter()
