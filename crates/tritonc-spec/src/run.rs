@@ -178,11 +178,27 @@ fn materialize_tensor(
     base_dir: &Path,
     memory: &mut Memory,
 ) -> Result<TensorArg, Diagnostic> {
-    let shape: Vec<usize> = t
-        .shape
-        .iter()
-        .map(|e| eval_usize(e, env, "a dim"))
-        .collect::<Result<_, _>>()?;
+    // Each entry is a dim, or a tuple of dims (`shape = "x.shape"`).
+    let mut shape: Vec<usize> = Vec::new();
+    for e in &t.shape {
+        match eval(e, env)? {
+            Constexpr::Tuple(items) => {
+                for it in items {
+                    match it {
+                        Constexpr::Int(v) if v >= 0 => shape.push(v as usize),
+                        other => {
+                            return Err(err(
+                                codes::BAD_TENSOR,
+                                e.span,
+                                format!("a dim must be a non-negative integer, not `{other}`"),
+                            ))
+                        }
+                    }
+                }
+            }
+            _ => shape.push(eval_usize(e, env, "a dim")?),
+        }
+    }
     let n: usize = shape.iter().product();
     // Storage layout of the view.
     let (strides, storage_len, offset) = if t.transpose {
