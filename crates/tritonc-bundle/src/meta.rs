@@ -26,8 +26,13 @@ pub struct BundleMeta {
     pub key_hash: String,
     /// Warps per program: the launch uses `32 * num_warps` threads per block.
     pub num_warps: u32,
-    /// Dynamic shared memory per block, in bytes, passed at launch.
-    pub shared_bytes: u32,
+    /// Dynamic shared memory per block, in bytes, passed at launch (above 48 KB the
+    /// launcher opts in with `cuFuncSetAttribute`).
+    pub dynamic_shared_bytes: u32,
+    /// Static shared memory per block (`.shared` arrays in the code), in bytes: not
+    /// passed at launch, recorded for reports and the device-limit check.
+    #[serde(default)]
+    pub static_shared_bytes: u32,
     /// The source parameters, in declaration order, with what became of each.
     pub params: Vec<ParamAbi>,
     /// Parameters the back end appends that have no source parameter.

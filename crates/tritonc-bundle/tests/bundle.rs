@@ -85,7 +85,8 @@ fn vector_add_bundle() -> Bundle {
             key_hash: key.hash_hex(),
             key,
             num_warps: 4,
-            shared_bytes: 0,
+            dynamic_shared_bytes: 0,
+            static_shared_bytes: 0,
             params,
             hidden_params: vec![],
             reduction_layouts: Some(serde_json::json!({"kind": "none"})),
@@ -303,4 +304,82 @@ fn sm_targets_parse() {
     assert_eq!(parse_sm("sm_120"), Some((12, 0, false)));
     assert_eq!(parse_sm("sm_9"), None);
     assert_eq!(parse_sm("compute_90"), None);
+}
+
+#[test]
+fn abi_from_a_specialization_follows_declaration_order() {
+    use tritonc_bundle::abi_in_declaration_order;
+    use tritonc_sema::{ArgSpec, Constexpr, LaunchOptions, Specialization};
+    let spec = Specialization {
+        kernel: "k".into(),
+        params: vec![
+            (
+                "n".into(),
+                ArgSpec::Scalar {
+                    dtype: DType::I32,
+                    divisibility: Some(16),
+                },
+            ),
+            (
+                "x".into(),
+                ArgSpec::Pointer {
+                    pointee: DType::F16,
+                    is_const: false,
+                    divisibility: Some(16),
+                },
+            ),
+            ("stride".into(), ArgSpec::Constexpr(Constexpr::Int(1))),
+            ("BLOCK".into(), ArgSpec::Constexpr(Constexpr::Int(1))),
+            (
+                "y".into(),
+                ArgSpec::Pointer {
+                    pointee: DType::BF16,
+                    is_const: true,
+                    divisibility: None,
+                },
+            ),
+            (
+                "DT".into(),
+                ArgSpec::Constexpr(Constexpr::DType(tritonc_ir::Elem::DType(DType::F32))),
+            ),
+        ],
+        options: LaunchOptions::default(),
+    };
+    let abi = abi_in_declaration_order(&spec, &["BLOCK", "DT"]).unwrap();
+    let roles: Vec<&ParamRole> = abi.iter().map(|p| &p.role).collect();
+    assert_eq!(
+        roles,
+        vec![
+            &ParamRole::Passed {
+                index: 0,
+                kind: PtxParamKind::Scalar {
+                    dtype: DType::I32,
+                    divisibility: Some(16)
+                }
+            },
+            &ParamRole::Passed {
+                index: 1,
+                kind: PtxParamKind::Pointer {
+                    pointee: DType::F16,
+                    align: 16
+                }
+            },
+            &ParamRole::EqualToOne,
+            &ParamRole::Constexpr(ConstValue::Int(1)),
+            &ParamRole::Passed {
+                index: 2,
+                kind: PtxParamKind::Pointer {
+                    pointee: DType::BF16,
+                    align: 1
+                }
+            },
+            &ParamRole::Constexpr(ConstValue::Dtype(DType::F32)),
+        ]
+    );
+    let tuple = Specialization {
+        params: vec![("T".into(), ArgSpec::Constexpr(Constexpr::Tuple(vec![])))],
+        ..spec
+    };
+    let err = abi_in_declaration_order(&tuple, &["T"]).unwrap_err();
+    assert_eq!(err.param, "T");
 }

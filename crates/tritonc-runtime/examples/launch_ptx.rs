@@ -50,7 +50,8 @@ fn vector_add_meta() -> BundleMeta {
         key_hash: key.hash_hex(),
         key,
         num_warps: NUM_WARPS,
-        shared_bytes: 0,
+        dynamic_shared_bytes: 0,
+        static_shared_bytes: 0,
         params: vec![
             ParamAbi {
                 name: "x".into(),
@@ -137,6 +138,9 @@ fn run() -> Result<bool, RuntimeError> {
         kernel.code(),
         t.elapsed().as_secs_f64() * 1e3
     );
+    if let Some(why) = kernel.cubin_error() {
+        println!("  the cubin was not loaded: {why}");
+    }
 
     let n: usize = 1 << 24;
     let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();

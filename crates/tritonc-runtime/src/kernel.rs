@@ -25,6 +25,7 @@ pub struct Kernel {
     func: sys::CUfunction,
     meta: BundleMeta,
     code: CodeChoice,
+    cubin_error: Option<String>,
 }
 
 impl Drop for Kernel {
@@ -61,18 +62,22 @@ impl Device {
         };
         let mut code = code_for_device(meta, bundle.cubin.is_some(), self.compute_capability())
             .map_err(incompatible)?;
-        if meta.shared_bytes > self.max_shared_optin {
+        let shared = u64::from(meta.dynamic_shared_bytes) + u64::from(meta.static_shared_bytes);
+        if shared > u64::from(self.max_shared_optin) {
             return Err(incompatible(format!(
-                "it needs {} bytes of shared memory per block, the GPU allows {}",
-                meta.shared_bytes, self.max_shared_optin
+                "it needs {shared} bytes of shared memory per block, the GPU allows {}",
+                self.max_shared_optin
             )));
         }
         self.ctx.bind()?;
+        let mut cubin_error = None;
         let module = match (code, &bundle.cubin) {
             (CodeChoice::Cubin, Some(cubin)) => match load_image(cubin.as_ptr().cast()) {
                 Ok(m) => m,
-                // A cubin the driver cannot use (built by a newer ptxas): fall back to PTX.
-                Err(_) => {
+                // A cubin the driver cannot use (built by a newer ptxas, say): fall back
+                // to the PTX, and keep the reason for `Kernel::cubin_error`.
+                Err(e) => {
+                    cubin_error = Some(e.to_string());
                     code = CodeChoice::Ptx;
                     load_ptx(meta, &bundle.ptx)?
                 }
@@ -86,6 +91,7 @@ impl Device {
             func: std::ptr::null_mut(),
             meta: meta.clone(),
             code,
+            cubin_error,
         };
         let entry = CString::new(meta.entry.as_str())
             .map_err(|_| incompatible("the entry name contains a NUL byte".into()))?;
@@ -99,13 +105,13 @@ impl Device {
                 error_name(e)
             )));
         }
-        if meta.shared_bytes > DEFAULT_SHARED_LIMIT {
+        if meta.dynamic_shared_bytes > DEFAULT_SHARED_LIMIT {
             // SAFETY: `func` is a live function of this context.
             check("cuFuncSetAttribute", unsafe {
                 sys::cuFuncSetAttribute(
                     kernel.func,
                     sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    meta.shared_bytes as i32,
+                    meta.dynamic_shared_bytes as i32,
                 )
             })?;
         }
@@ -191,6 +197,11 @@ impl Kernel {
         self.code
     }
 
+    /// Why the bundle's cubin was not loaded, when the PTX was loaded in its place.
+    pub fn cubin_error(&self) -> Option<&str> {
+        self.cubin_error.as_deref()
+    }
+
     /// Threads per block: `32 * num_warps`.
     pub fn block_threads(&self) -> u32 {
         32 * self.meta.num_warps
@@ -270,7 +281,7 @@ impl PreparedLaunch<'_> {
                 k.block_threads(),
                 1,
                 1,
-                k.meta.shared_bytes,
+                k.meta.dynamic_shared_bytes,
                 std::ptr::null_mut(),
                 self.kernel_params.as_mut_ptr(),
                 std::ptr::null_mut(),
