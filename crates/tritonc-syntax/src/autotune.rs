@@ -57,6 +57,20 @@ pub(crate) struct ConfigList {
     pub malformed: Vec<(Span, String)>,
 }
 
+/// Whether `e` is computed at import time (a name, call, conditional, ...) rather than
+/// written as a literal: such arguments are valid Python that tritonc cannot evaluate.
+pub(crate) fn is_computed(e: &Expr) -> bool {
+    !matches!(
+        e.kind,
+        ExprKind::Constant(_)
+            | ExprKind::List(_)
+            | ExprKind::Tuple(_)
+            | ExprKind::Dict(_)
+            | ExprKind::Lambda { .. }
+            | ExprKind::FString(_)
+    )
+}
+
 /// What the config reader needs from its surroundings.
 pub(crate) trait ConfigContext {
     /// Whether `func` is `triton.Config`.
@@ -123,6 +137,14 @@ fn merge(into: &mut ConfigList, from: ConfigList) {
 
 fn read_config_element(cx: &dyn ConfigContext, item: &Expr, out: &mut ConfigList) {
     let Some(call) = item.as_call().filter(|c| cx.is_config_ctor(&c.func)) else {
+        if is_computed(item) {
+            // `make_config(...)`, `base_config`: a config built at import time.
+            out.unexpanded.push(UnexpandedConfigs {
+                expr: item.clone(),
+                reason: "a config computed at import time".to_string(),
+            });
+            return;
+        }
         out.malformed.push((
             item.span,
             "expected a `triton.Config(...)` call".to_string(),
@@ -156,18 +178,38 @@ fn read_config_element(cx: &dyn ConfigContext, item: &Expr, out: &mut ConfigList
                 .push((a.span, "too many positional arguments".to_string())),
         }
     }
+    // A config whose meta-parameters are computed (`**opts`, a dict built elsewhere) is
+    // valid Triton that only running Python could read: it stays unexpanded, not an error.
+    let opaque = |out: &mut ConfigList, reason: &str| {
+        if !out.unexpanded.iter().any(|u| u.expr.span == item.span) {
+            out.unexpanded.push(UnexpandedConfigs {
+                expr: item.clone(),
+                reason: reason.to_string(),
+            });
+        }
+    };
     for k in &call.keywords {
         match &k.name {
             Some(n) => named.push((n.name.clone(), &k.value)),
-            None => out
-                .malformed
-                .push((k.span, "`**` arguments cannot be read".to_string())),
+            None => {
+                opaque(out, "its `**` arguments are computed at import time");
+                return;
+            }
         }
     }
     for (name, value) in named {
         match name.as_str() {
-            "kwargs" => match meta_parameters(value) {
+            "kwargs" => match meta_parameters(value).or_else(|| {
+                value
+                    .as_name()
+                    .and_then(|n| cx.module_value(n))
+                    .and_then(meta_parameters)
+            }) {
                 Some(kw) => config.kwargs = kw,
+                None if is_computed(value) => {
+                    opaque(out, "its meta-parameters are computed at import time");
+                    return;
+                }
                 None => out.malformed.push((
                     value.span,
                     "expected a dict literal with string keys (or `dict(NAME=...)`)".to_string(),

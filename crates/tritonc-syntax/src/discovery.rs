@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tritonc_diagnostics::{Diagnostic, Span};
 
 use crate::ast::*;
-use crate::autotune::{read_configs, ConfigContext};
+use crate::autotune::{is_computed, read_configs, ConfigContext};
 pub use crate::autotune::{TuningConfig, UnexpandedConfigs};
 use crate::codes;
 use crate::resolve::NameResolver;
@@ -69,6 +69,18 @@ pub struct Kernel {
     pub heuristics: Vec<Heuristic>,
     /// Decorators tritonc does not know, kept as written.
     pub other_decorators: Vec<Expr>,
+    /// Decorator arguments computed at import time (a module-level dict, a variable, a
+    /// helper's result): valid Triton whose values tritonc does not know.
+    pub opaque_arguments: Vec<OpaqueArgument>,
+}
+
+/// A jit/autotune/heuristics argument tritonc cannot read without running Python.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpaqueArgument {
+    /// The argument as written.
+    pub span: Span,
+    /// What it configures (`do_not_specialize`, `heuristics`, ...).
+    pub what: String,
 }
 
 /// A parameter named by `do_not_specialize` (as a name or an index).
@@ -186,6 +198,8 @@ struct Discoverer<'m> {
     /// Module-level names assigned exactly once, unconditionally (for `configs = [...]`).
     values: HashMap<&'m str, &'m Expr>,
     diagnostics: Vec<Diagnostic>,
+    /// Opaque arguments of the kernel being read.
+    opaque: Vec<OpaqueArgument>,
 }
 
 impl ConfigContext for Discoverer<'_> {
@@ -217,6 +231,7 @@ pub fn discover(module: &Module) -> ModuleIndex {
         resolver,
         values,
         diagnostics: Vec::new(),
+        opaque: Vec::new(),
     };
 
     let mut defs = Vec::new();
@@ -265,6 +280,7 @@ pub fn discover(module: &Module) -> ModuleIndex {
             autotune: None,
             heuristics: Vec::new(),
             other_decorators: Vec::new(),
+            opaque_arguments: std::mem::take(&mut d.opaque),
         });
     }
     let mut constexpr_globals = Vec::new();
@@ -325,6 +341,14 @@ impl<'m> Discoverer<'m> {
         }
     }
 
+    /// Records an argument computed at import time: valid Triton, unknown to tritonc.
+    fn opaque(&mut self, span: Span, what: &str) {
+        self.opaque.push(OpaqueArgument {
+            span,
+            what: what.to_string(),
+        });
+    }
+
     fn malformed(
         &mut self,
         code: tritonc_diagnostics::Code,
@@ -352,7 +376,9 @@ impl<'m> Discoverer<'m> {
             autotune: None,
             heuristics: Vec::new(),
             other_decorators: Vec::new(),
+            opaque_arguments: Vec::new(),
         };
+        self.opaque.clear();
         for (i, (decorator, role)) in def.decorators.iter().zip(&roles).enumerate() {
             match role {
                 DecoratorRole::Jit(call) if i == jit_at => {
@@ -385,6 +411,7 @@ impl<'m> Discoverer<'m> {
                 DecoratorRole::Other => kernel.other_decorators.push(decorator.clone()),
             }
         }
+        kernel.opaque_arguments = std::mem::take(&mut self.opaque);
         Some(kernel)
     }
 
@@ -407,12 +434,7 @@ impl<'m> Discoverer<'m> {
         }
         for k in &call.keywords {
             let Some(name) = &k.name else {
-                self.malformed(
-                    codes::MALFORMED_JIT,
-                    k.span,
-                    "`**` options of `triton.jit` cannot be read".into(),
-                    "pass each option as a keyword",
-                );
+                self.opaque(k.span, "jit options");
                 continue;
             };
             match name.name.as_str() {
@@ -424,6 +446,10 @@ impl<'m> Discoverer<'m> {
                     let value = match k.value.as_constant() {
                         Some(Constant::Bool(b)) => Some(*b),
                         Some(Constant::None) => None,
+                        _ if is_computed(&k.value) => {
+                            self.opaque(k.value.span, &name.name);
+                            None
+                        }
                         _ => {
                             self.malformed(
                                 codes::MALFORMED_JIT,
@@ -447,7 +473,16 @@ impl<'m> Discoverer<'m> {
     }
 
     fn param_refs(&mut self, value: &Expr, def: &FunctionDef) -> Vec<ParamRef> {
+        let value = match value.as_name().and_then(|n| self.values.get(n).copied()) {
+            Some(v) => v,
+            None => value,
+        };
         let (ExprKind::List(items) | ExprKind::Tuple(items)) = &value.kind else {
+            if is_computed(value) {
+                // `['T', 'scale'] if IS_HOPPER else ['T']`: decided at import time.
+                self.opaque(value.span, "do_not_specialize");
+                return Vec::new();
+            }
             self.malformed(
                 codes::MALFORMED_JIT,
                 value.span,
@@ -539,6 +574,7 @@ impl<'m> Discoverer<'m> {
                             ),
                             "list parameter names of the kernel",
                         ),
+                        None if is_computed(item) => self.opaque(item.span, "autotune key"),
                         None => self.malformed(
                             codes::MALFORMED_AUTOTUNE,
                             item.span,
@@ -548,6 +584,7 @@ impl<'m> Discoverer<'m> {
                     }
                 }
             }
+            Some(other) if is_computed(other) => self.opaque(other.span, "autotune key"),
             Some(other) => self.malformed(
                 codes::MALFORMED_AUTOTUNE,
                 other.span,
@@ -569,47 +606,60 @@ impl<'m> Discoverer<'m> {
             .args
             .first()
             .or_else(|| call.keyword("values").map(|k| &k.value));
-        let arg = match arg
-            .and_then(Expr::as_name)
-            .and_then(|n| self.values.get(n).copied())
-        {
-            Some(value) => Some(value),
-            None => arg,
+        let mut out = Vec::new();
+        match arg {
+            Some(arg) => self.heuristic_entries(arg, 0, &mut out),
+            None => self.malformed(
+                codes::MALFORMED_HEURISTICS,
+                span,
+                "`triton.heuristics` expects a dict of parameter name to function".into(),
+                "write `@triton.heuristics({\"BLOCK\": lambda args: ...})`",
+            ),
+        }
+        out
+    }
+
+    /// The entries of a heuristics dict: a literal, a module-level dict assigned once, or
+    /// a dict merging those with `**`. Anything computed otherwise is opaque.
+    fn heuristic_entries(&mut self, arg: &Expr, depth: u32, out: &mut Vec<Heuristic>) {
+        let arg = match arg.as_name().and_then(|n| self.values.get(n).copied()) {
+            Some(value) if depth < 8 => value,
+            _ => arg,
         };
-        let Some(Expr {
-            kind: ExprKind::Dict(entries),
-            ..
-        }) = arg
-        else {
+        let ExprKind::Dict(entries) = &arg.kind else {
+            if is_computed(arg) {
+                self.opaque(arg.span, "heuristics");
+                return;
+            }
             self.malformed(
                 codes::MALFORMED_HEURISTICS,
-                arg.map_or(span, |a| a.span),
+                arg.span,
                 "`triton.heuristics` expects a dict of parameter name to function".into(),
                 "write `@triton.heuristics({\"BLOCK\": lambda args: ...})`",
             );
-            return Vec::new();
+            return;
         };
-        let mut out = Vec::new();
         for e in entries {
-            match e
-                .key
-                .as_ref()
-                .and_then(|k| k.as_str_literal().map(|s| (s, k.span)))
-            {
-                Some((name, name_span)) => out.push(Heuristic {
+            let Some(key) = &e.key else {
+                // `{**BASE, 'X': ...}`
+                self.heuristic_entries(&e.value, depth + 1, out);
+                continue;
+            };
+            match key.as_str_literal() {
+                Some(name) => out.push(Heuristic {
                     name: name.to_string(),
-                    name_span,
+                    name_span: key.span,
                     value: e.value.clone(),
                 }),
+                None if is_computed(key) => self.opaque(key.span, "heuristics key"),
                 None => self.malformed(
                     codes::MALFORMED_HEURISTICS,
-                    e.key.as_ref().map_or(e.value.span, |k| k.span),
+                    key.span,
                     "heuristics keys must be string literals".into(),
                     "write the meta-parameter name in quotes",
                 ),
             }
         }
-        out
     }
 
     fn constexpr_globals(

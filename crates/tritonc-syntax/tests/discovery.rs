@@ -300,9 +300,65 @@ def wrong_order(x):
             ("E0202", "'n'"),
             ("E0203", "[1]"),
             ("E0201", "'missing'"),
-            ("E0201", "maybe"),
             ("E0204", "triton.autotune(configs=[], key=[])"),
         ]
+    );
+    // `noinline=maybe` reads a variable: valid Python, opaque to tritonc.
+    let k = idx.kernel("k").unwrap();
+    let opaque: Vec<&str> = k
+        .opaque_arguments
+        .iter()
+        .map(|o| text(src, o.span))
+        .collect();
+    assert_eq!(opaque, vec!["maybe"]);
+}
+
+#[test]
+fn computed_decorator_arguments_are_opaque_not_errors() {
+    // Shapes seen in published kernel packages: a heuristics dict merged from a
+    // module-level one, config kwargs from a variable, `do_not_specialize` chosen at
+    // import time, configs from a helper, `**` options.
+    let src = "\
+import triton
+BASE = {'X_LINEAR': lambda args: args['sx'] == args['D']}
+EXTRA = {**BASE, 'Y_LINEAR': lambda args: True}
+cfg = {'grf_mode': 'large'} if INTEL else {}
+@triton.heuristics(EXTRA)
+@triton.heuristics(make_heuristics())
+@triton.autotune(
+    configs=[triton.Config(cfg, num_warps=w) for w in [2, 4]] + [make_config(8)],
+    key=KEYS,
+    **cache_kwargs,
+)
+@triton.jit(do_not_specialize=['T', 'scale'] if HOPPER else ['T'], **jit_kwargs)
+def k(x, T, scale, D, sx, X_LINEAR, Y_LINEAR):
+    pass
+";
+    let idx = index(src);
+    assert!(idx.diagnostics.is_empty(), "{:?}", idx.diagnostics);
+    let k = idx.kernel("k").unwrap();
+    let names: Vec<&str> = k.heuristics.iter().map(|h| h.name.as_str()).collect();
+    assert_eq!(names, vec!["X_LINEAR", "Y_LINEAR"]);
+    let what: Vec<&str> = k.opaque_arguments.iter().map(|o| o.what.as_str()).collect();
+    assert_eq!(
+        what,
+        vec![
+            "heuristics",
+            "autotune key",
+            "do_not_specialize",
+            "jit options"
+        ]
+    );
+    let tune = k.autotune.as_ref().unwrap();
+    assert!(tune.configs.is_empty());
+    let unexpanded: Vec<&str> = tune
+        .unexpanded
+        .iter()
+        .map(|u| text(src, u.expr.span))
+        .collect();
+    assert_eq!(
+        unexpanded,
+        vec!["triton.Config(cfg, num_warps=w)", "make_config(8)"]
     );
 }
 
