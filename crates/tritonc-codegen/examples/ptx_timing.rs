@@ -1,14 +1,20 @@
-//! Times the path from MLIR module construction to PTX text for the reference kernels.
+//! Times the path to PTX text: MLIR construction + lowering for the hand-built reference
+//! kernels, and the whole tile IR → layouts → MLIR → PTX path for vector add and softmax.
 //!
 //! `cargo run --release -p tritonc-codegen --example ptx_timing [ITERATIONS]`
+
+#[path = "../../tritonc-ttgir/tests/fixtures/mod.rs"]
+mod fixtures;
 
 use std::time::{Duration, Instant};
 
 use tritonc_codegen::{
-    codegen_context,
+    codegen_context, compile_to_ptx_in,
     kernels::{softmax_row, vector_add},
-    lower_to_ptx, NvptxTarget,
+    lower_to_ptx, CompileOptions, NvptxTarget,
 };
+use tritonc_diagnostics::SourceMap;
+use tritonc_ir::DType;
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -58,6 +64,48 @@ fn main() {
             first.unwrap_or_default(),
             median(construct),
             median(lower),
+        );
+    }
+
+    let sources = SourceMap::new();
+    let tile_kernels = [
+        (
+            "tile vector_add fp32",
+            fixtures::vector_add(DType::F32, 1024, true),
+            4,
+        ),
+        (
+            "tile vector_add fp16",
+            fixtures::vector_add(DType::F16, 2048, true),
+            4,
+        ),
+        (
+            "tile softmax fp16",
+            fixtures::softmax(DType::F16, 1024, false),
+            4,
+        ),
+        (
+            "tile softmax fp32",
+            fixtures::softmax(DType::F32, 8192, true),
+            16,
+        ),
+    ];
+    for (name, func, num_warps) in tile_kernels {
+        let options = CompileOptions {
+            num_warps,
+            ..CompileOptions::default()
+        };
+        let mut samples = Vec::new();
+        for _ in 0..iterations {
+            let t0 = Instant::now();
+            let k = compile_to_ptx_in(&context, &func, &sources, &target, &options)
+                .expect("the tile kernel compiles");
+            samples.push(t0.elapsed());
+            assert!(k.ptx.contains(".entry"));
+        }
+        println!(
+            "{name}: tile IR -> PTX median {:?} ({iterations} runs, shared context)",
+            median(samples)
         );
     }
 }

@@ -18,7 +18,8 @@ pub use body::BodyBuilder;
 pub use context::codegen_context;
 pub use error::CodegenError;
 pub use lower::{
-    compile_to_ptx, AbiParam, CompileError, CompileOptions, CompileStage, CompiledKernel,
+    compile_to_ptx, compile_to_ptx_in, AbiParam, CompileError, CompileOptions, CompileStage,
+    CompiledKernel,
 };
 pub use module::{KernelModule, KernelParam};
 pub use pipeline::{lower_to_ptx, nvptx_pipeline};

@@ -183,8 +183,21 @@ pub(crate) fn mlir_location<'c>(
     result
 }
 
-/// Compiles one kernel of the tile IR to PTX for `target`.
+/// Compiles one kernel of the tile IR to PTX for `target` (in a fresh MLIR context;
+/// see [`compile_to_ptx_in`] to reuse one across kernels).
 pub fn compile_to_ptx(
+    func: &Function,
+    sources: &SourceMap,
+    target: &NvptxTarget,
+    options: &CompileOptions,
+) -> Result<CompiledKernel, CompileError> {
+    compile_to_ptx_in(&codegen_context(), func, sources, target, options)
+}
+
+/// [`compile_to_ptx`] in an existing context from [`crate::codegen_context`] (creating
+/// one costs about 2 ms; a context is not shared between threads).
+pub fn compile_to_ptx_in(
+    context: &melior::Context,
     func: &Function,
     sources: &SourceMap,
     target: &NvptxTarget,
@@ -211,9 +224,8 @@ pub fn compile_to_ptx(
         abi.push(a);
     }
 
-    let context = codegen_context();
-    let fn_loc = mlir_location(&context, sources, &func.loc);
-    let mut kernels = KernelModule::new(&context, &format!("{}_module", func.name), fn_loc);
+    let fn_loc = mlir_location(context, sources, &func.loc);
+    let mut kernels = KernelModule::new(context, &format!("{}_module", func.name), fn_loc);
     let threads = options.num_warps * tritonc_ttgir::WARP_SIZE;
     let mut shared_bytes = 0u32;
     let mut lowering_error = None;
@@ -244,7 +256,7 @@ pub fn compile_to_ptx(
         span: None,
     })?;
     if shared_bytes > 0 {
-        let i8_type = melior::ir::r#type::IntegerType::new(&context, 8).into();
+        let i8_type = melior::ir::r#type::IntegerType::new(context, 8).into();
         kernels
             .add_shared_array(SHARED_SCRATCH, i8_type, shared_bytes, fn_loc)
             .map_err(|e| CompileError {

@@ -2,5 +2,6 @@
 
 #[path = "../../../tritonc-ttgir/tests/fixtures/mod.rs"]
 mod fixtures;
+mod from_source;
 mod reference_kernels;
 mod tile_ir;

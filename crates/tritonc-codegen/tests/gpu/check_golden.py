@@ -48,10 +48,54 @@ def check_softmax_row(results):
         results.append((f"softmax_row rows={rows} n_cols={n_cols} (max abs err {err:.2e})", close and untouched))
 
 
+def check_tile_vector_add(results):
+    """Goldens compiled from tile IR: add_kernel(x, y, out, n), BLOCK elements per program,
+    128 threads (4 warps). `n` carries the `:16` hint, so it must be a multiple of 16."""
+    for stem, dtype, block in (("tile_vector_add_fp32", np.float32, 1024), ("tile_vector_add_fp16", np.float16, 2048)):
+        kernel = cp.RawModule(path=str(GOLDEN / f"{stem}.ptx")).get_function("add_kernel")
+        for n in (16, 1008, 1 << 20, (1 << 20) + 48):
+            rng = np.random.default_rng(n)
+            x = cp.asarray(rng.standard_normal(n).astype(dtype))
+            y = cp.asarray(rng.standard_normal(n).astype(dtype))
+            out = cp.full(n + 64, 7.0, dtype=dtype)  # guard elements past the end
+            kernel(((n + block - 1) // block,), (128,), (x, y, out, np.int32(n)))
+            cp.cuda.runtime.deviceSynchronize()
+            ok = bool(cp.array_equal(out[:n], x + y)) and bool((out[n:] == 7.0).all())
+            results.append((f"{stem} n={n}", ok))
+
+
+def check_tile_softmax(results):
+    """softmax_kernel(out, in, in_row_stride, out_row_stride, n_cols), one program per row.
+    fp16: BLOCK 1024, 4 warps, n_cols unhinted. fp32: BLOCK 8192, 16 warps, every int `:16`."""
+    cases = (
+        ("tile_softmax_fp16", np.float16, 128, ((1, 1024, 1024), (37, 1000, 1024), (5, 1, 16), (64, 781, 800))),
+        ("tile_softmax_fp32", np.float32, 512, ((1, 8192, 8192), (19, 8000, 8192), (4, 16, 32), (33, 4096, 4112))),
+    )
+    for stem, dtype, threads, shapes in cases:
+        kernel = cp.RawModule(path=str(GOLDEN / f"{stem}.ptx")).get_function("softmax_kernel")
+        for rows, n_cols, stride in shapes:
+            rng = np.random.default_rng(rows * n_cols)
+            x = (rng.standard_normal((rows, stride)) * 4).astype(dtype)
+            xf = x[:, :n_cols].astype(np.float64)
+            expected = np.exp(xf - xf.max(axis=1, keepdims=True))
+            expected /= expected.sum(axis=1, keepdims=True)
+            out = cp.full((rows, stride), -5.0, dtype=dtype)
+            kernel((rows,), (threads,), (out, cp.asarray(x), np.int32(stride), np.int32(stride), np.int32(n_cols)))
+            cp.cuda.runtime.deviceSynchronize()
+            got = cp.asnumpy(out).astype(np.float64)
+            tol = 2e-3 if dtype == np.float16 else 1e-5
+            err = float(np.abs(got[:, :n_cols] - expected).max())
+            close = np.allclose(got[:, :n_cols], expected, rtol=tol, atol=tol * 1e-2)
+            untouched = bool((got[:, n_cols:] == -5.0).all())
+            results.append((f"{stem} rows={rows} n_cols={n_cols} (max abs err {err:.2e})", close and untouched))
+
+
 def main():
     results = []
     check_vector_add(results)
     check_softmax_row(results)
+    check_tile_vector_add(results)
+    check_tile_softmax(results)
     for name, ok in results:
         print(("ok    " if ok else "FAIL  ") + name)
     failed = sum(1 for _, ok in results if not ok)

@@ -1,0 +1,110 @@
+//! End to end from Python source: `examples/*.py` through sema, layouts and MLIR to PTX
+//! that ptxas accepts, with the signatures of the Triton 3.6 reference fixtures.
+
+use tritonc_codegen::{compile_to_ptx, CompileOptions, CompiledKernel, NvptxTarget, Ptxas};
+use tritonc_diagnostics::{FileId, SourceMap, Span};
+use tritonc_sema::spec::{bind_signature, parse_signature};
+use tritonc_sema::LaunchOptions;
+
+use crate::reference_kernels::workspace_root;
+
+/// Compiles `kernel` of `examples/<file>` with signature `sig` for `sm`.
+fn compile_example(file: &str, kernel: &str, sig: &str, num_warps: u32, sm: u32) -> CompiledKernel {
+    let path = workspace_root().join("examples").join(file);
+    let src = std::fs::read_to_string(&path).expect("the example is readable");
+    let mut sources = SourceMap::new();
+    let file_id = sources.add(format!("examples/{file}"), src.clone());
+    assert_eq!(file_id, FileId(0));
+    let parsed = tritonc_syntax::parse_module(file_id, &src);
+    assert!(!parsed.has_errors(), "{file} parses");
+    let scope = tritonc_sema::ModuleScope::from_module(&parsed.module);
+    let def = scope
+        .functions
+        .get(kernel)
+        .expect("the kernel exists")
+        .clone();
+    let sig_file = FileId(1);
+    let items = parse_signature(sig, sig_file).expect("the signature parses");
+    let options = LaunchOptions {
+        num_warps,
+        ..LaunchOptions::default()
+    };
+    let spec = bind_signature(
+        &def,
+        &items,
+        &[],
+        options,
+        Span::new(sig_file, 0, sig.len() as u32),
+    )
+    .expect("the signature binds");
+    let module =
+        tritonc_sema::lower_kernel(&parsed.module, kernel, &spec).expect("sema lowers the kernel");
+    let func = module
+        .function(kernel)
+        .expect("the module holds the kernel");
+    let options = CompileOptions {
+        num_warps,
+        ..CompileOptions::default()
+    };
+    compile_to_ptx(func, &sources, &NvptxTarget::new(sm), &options)
+        .unwrap_or_else(|e| panic!("{file}:{kernel} compiles: {e}"))
+}
+
+fn cases() -> Vec<(&'static str, &'static str, &'static str, u32)> {
+    vec![
+        (
+            "vector_add.py",
+            "add_kernel",
+            "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024",
+            4,
+        ),
+        (
+            "vector_add.py",
+            "add_kernel",
+            "*fp16:16, *fp16:16, *fp16:16, i32, 2048",
+            4,
+        ),
+        (
+            "softmax.py",
+            "softmax_kernel",
+            "*fp16:16, *fp16:16, i32:16, i32:16, i32, 1024",
+            4,
+        ),
+        (
+            "softmax.py",
+            "softmax_kernel",
+            "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, 8192",
+            16,
+        ),
+    ]
+}
+
+#[test]
+fn examples_compile_to_vectorized_ptx() {
+    let k = compile_example("vector_add.py", "add_kernel", cases()[0].2, 4, 90);
+    assert_eq!(k.ptx.matches("ld.global.v4.b32").count(), 4, "{}", k.ptx);
+    let k = compile_example("softmax.py", "softmax_kernel", cases()[3].2, 16, 90);
+    assert_eq!(k.ptx.matches("ld.global.v4.b32").count(), 4, "{}", k.ptx);
+    assert!(k.ptx.contains("shfl.sync.bfly.b32"));
+    assert!(!k.ptx.contains("__nv_"));
+}
+
+#[test]
+fn examples_assemble_with_ptxas() {
+    let Some(ptxas) = Ptxas::locate(&workspace_root()) else {
+        eprintln!("skipped: no ptxas at .tools/cuda/bin/ptxas and TRITONC_PTXAS unset");
+        return;
+    };
+    for (file, kernel, sig, warps) in cases() {
+        for sm in [80, 90] {
+            let k = compile_example(file, kernel, sig, warps, sm);
+            let report = ptxas
+                .check(&k.ptx, &format!("sm_{sm}"))
+                .unwrap_or_else(|e| panic!("{file} `{sig}` sm_{sm}: {e}"));
+            eprintln!(
+                "{file} `{sig}` sm_{sm}: {} registers",
+                report.registers.unwrap_or(0)
+            );
+        }
+    }
+}
