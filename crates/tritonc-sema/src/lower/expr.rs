@@ -310,6 +310,16 @@ impl LowerCx<'_> {
                     span,
                 )
             }
+            SemaValue::Const(Constexpr::Builtin(path))
+                if &*path == "builtins.len"
+                    && args.len() == 1
+                    && kwargs.is_empty()
+                    && matches!(args[0].0, SemaValue::Tuple(_)) =>
+            {
+                // `len` of a tuple holding runtime values is still a compile-time int.
+                let n = args[0].0.tuple_items().map_or(0, |items| items.len());
+                Ok(SemaValue::Const(Constexpr::Int(n as i128)))
+            }
             SemaValue::Const(Constexpr::Builtin(path)) => {
                 let call = BuiltinCall {
                     path: path.clone(),

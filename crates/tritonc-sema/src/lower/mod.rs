@@ -379,4 +379,6 @@ impl LowerCx<'_> {
 }
 
 #[cfg(test)]
+mod control_flow_tests;
+#[cfg(test)]
 mod tests;

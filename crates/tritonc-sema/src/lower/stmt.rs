@@ -10,7 +10,7 @@ use super::LowerCx;
 use crate::builtins::arith;
 use crate::codes;
 use crate::constexpr::calls::range_values;
-use crate::promote::{integer_promote, literal_dtype, Operand};
+use crate::promote::{integer_promote, literal_dtype, BinaryKind, Operand};
 use crate::value::{Constexpr, SemaValue, TensorValue};
 
 fn unsupported(span: Span, what: &str) -> Diagnostic {
@@ -56,11 +56,29 @@ fn assigned_names(body: &[Stmt], out: &mut IndexMap<String, Span>) {
 }
 
 impl LowerCx<'_> {
-    /// Lowers statements until the end or a `return`.
+    /// Lowers a function-level statement list (or a loop body) until the end or a `return`.
     pub(crate) fn lower_body(&mut self, body: &[Stmt]) -> Result<(), Diagnostic> {
-        for s in body {
+        self.lower_block(body, &[])
+    }
+
+    /// Lowers statements until the end or a `return`. `cont` is what runs after them up to
+    /// the end of the function (enclosing statement lists, innermost first): an `if` on a
+    /// runtime condition with a returning branch moves it into the other branch.
+    fn lower_block(&mut self, body: &[Stmt], cont: &[&[Stmt]]) -> Result<(), Diagnostic> {
+        for (i, s) in body.iter().enumerate() {
             if self.frame().returned.is_some() {
                 break;
+            }
+            if let StmtKind::If {
+                test,
+                body: then,
+                orelse,
+            } = &s.kind
+            {
+                let mut inner: Vec<&[Stmt]> = vec![&body[i + 1..]];
+                inner.extend_from_slice(cont);
+                self.lower_if(test, then, orelse, s.span, &inner)?;
+                continue;
             }
             self.lower_stmt(s)?;
         }
@@ -116,7 +134,7 @@ impl LowerCx<'_> {
                 let v = self.binary_op(*op, cur, rhs, s.span)?;
                 self.assign(target, v)
             }
-            StmtKind::If { test, body, orelse } => self.lower_if(test, body, orelse, s.span),
+            StmtKind::If { test, body, orelse } => self.lower_if(test, body, orelse, s.span, &[]),
             StmtKind::For {
                 target,
                 iter,
@@ -156,11 +174,12 @@ impl LowerCx<'_> {
                     _ => Ok(()),
                 }
             }
-            StmtKind::While { .. } => Err(Diagnostic::error(
-                codes::UNSUPPORTED_CONSTRUCT,
-                "`while` loops are not lowered by tritonc yet",
-            )
-            .with_primary(s.span, "")),
+            StmtKind::While { test, body, orelse } => {
+                if !orelse.is_empty() {
+                    return Err(unsupported(s.span, "`while ... else`"));
+                }
+                self.lower_while(test, body, s.span)
+            }
             StmtKind::Break => Err(unsupported(s.span, "`break`")),
             StmtKind::Continue => Err(unsupported(s.span, "`continue`")),
             _ => Err(unsupported(s.span, "this statement")),
@@ -219,15 +238,16 @@ impl LowerCx<'_> {
         body: &[Stmt],
         orelse: &[Stmt],
         span: Span,
+        cont: &[&[Stmt]],
     ) -> Result<(), Diagnostic> {
         let cond = self.lower_expr(test)?;
         let cond = match cond {
             SemaValue::Const(c) => {
                 // Folded before type checking: only the taken branch is analysed.
                 return if c.truthy() {
-                    self.lower_body(body)
+                    self.lower_block(body, cont)
                 } else {
-                    self.lower_body(orelse)
+                    self.lower_block(orelse, cont)
                 };
             }
             SemaValue::Tensor(t) => t,
@@ -245,20 +265,35 @@ impl LowerCx<'_> {
         let if_op = self.builder(span).scf_if(cond.id, Vec::new());
 
         self.block = if_op.then_block;
-        self.lower_body(body)?;
+        self.lower_block(body, cont)?;
         let then_vars = std::mem::replace(&mut self.frame().vars, before.clone());
         let then_returned = self.frame().returned.take();
         self.block = if_op.else_block;
-        self.lower_body(orelse)?;
-        let else_vars = std::mem::replace(&mut self.frame().vars, before.clone());
+        self.lower_block(orelse, cont)?;
         let else_returned = self.frame().returned.take();
-        if let Some((_, s)) = then_returned.or(else_returned) {
-            return Err(Diagnostic::error(
-                codes::INVALID_RETURN,
-                "`return` inside a runtime `if` is not lowered by tritonc yet",
-            )
-            .with_primary(s, ""));
+        if then_returned.is_some() || else_returned.is_some() {
+            // A returning branch ends the function on its path; the statements after the
+            // `if` run only on the other path, so they move into that branch.
+            let else_returned = match else_returned {
+                Some(r) => r,
+                None => self.lower_continuation(cont, span)?,
+            };
+            let then_returned = match then_returned {
+                Some(r) => r,
+                None => {
+                    self.frame().vars = then_vars;
+                    self.block = if_op.then_block;
+                    self.lower_continuation(cont, span)?
+                }
+            };
+            self.frame().vars = before;
+            let merged = self.merge_returns(&if_op, then_returned, else_returned, span);
+            self.block = outer;
+            let merged = merged?;
+            self.frame().returned = Some(merged);
+            return Ok(());
         }
+        let else_vars = std::mem::replace(&mut self.frame().vars, before.clone());
         // Merged: defined before the if, or assigned in both branches.
         let mut merged = Vec::new();
         for (name, tv) in &then_vars {
@@ -411,7 +446,7 @@ impl LowerCx<'_> {
         let Some(iv_name) = target.as_name().map(str::to_string) else {
             return Err(unsupported(target.span, "a loop target other than a name"));
         };
-        let (lb, ub, step) = match bounds.len() {
+        let (mut lb, mut ub, mut step) = match bounds.len() {
             1 => (
                 (SemaValue::Const(Constexpr::Int(0)), iter_span),
                 bounds[0].clone(),
@@ -430,9 +465,24 @@ impl LowerCx<'_> {
                 )
             }
         };
+        // scf.for needs a positive step: like Triton, a negative constexpr step runs the
+        // mirrored range upwards and maps the induction variable back (`ub - iv + lb`).
+        let mut negative_step = false;
         if let SemaValue::Const(c) = &step.0 {
-            if c.as_int().is_some_and(|v| v <= 0) {
-                return Err(unsupported(step.1, "a non-positive constexpr `range` step"));
+            match c.as_int() {
+                Some(0) => {
+                    return Err(Diagnostic::error(
+                        codes::CONSTEXPR_ERROR,
+                        "`range` step must not be zero",
+                    )
+                    .with_primary(step.1, ""))
+                }
+                Some(v) if v < 0 => {
+                    negative_step = true;
+                    step.0 = SemaValue::Const(Constexpr::Int(-v));
+                    std::mem::swap(&mut lb, &mut ub);
+                }
+                _ => {}
             }
         }
         // The induction variable's type is the integer promotion of the bounds' types.
@@ -462,37 +512,29 @@ impl LowerCx<'_> {
             let t = arith::to_tensor_as(self, v, iv_ty, s)?;
             ids.push(t.id);
         }
-        // Loop-carried: variables live before the loop that the body assigns.
-        let mut assigned = IndexMap::new();
-        assigned_names(body, &mut assigned);
-        let mut carried = Vec::new();
-        let mut inits = Vec::new();
-        for (name, aspan) in &assigned {
-            if *name == iv_name {
-                continue;
-            }
-            let Some(v) = self.frame().vars.get(name).cloned() else {
-                continue;
-            };
-            if matches!(v, SemaValue::Const(ref c) if !c.is_number()) {
-                continue;
-            }
-            let t = arith::to_tensor(self, v, *aspan)?;
-            carried.push((name.clone(), *aspan, t.ty.clone()));
-            inits.push(t.id);
-        }
+        let (carried, inits) = self.loop_carried(body, Some(&iv_name))?;
         let outer = self.block;
         let fl = self.builder(span).scf_for(ids[0], ids[1], ids[2], &inits);
         let saved = self.frame().vars.clone();
         self.block = fl.body;
         let iv_type = self.type_of(fl.induction_var);
-        self.frame().vars.insert(
-            iv_name,
-            SemaValue::Tensor(TensorValue {
-                id: fl.induction_var,
+        let mut iv = TensorValue {
+            id: fl.induction_var,
+            ty: iv_type.clone(),
+        };
+        if negative_step {
+            let ub_v = SemaValue::Tensor(TensorValue {
+                id: ids[1],
+                ty: iv_type.clone(),
+            });
+            let lb_v = SemaValue::Tensor(TensorValue {
+                id: ids[0],
                 ty: iv_type,
-            }),
-        );
+            });
+            let d = arith::binary(self, BinaryKind::Sub, ub_v, SemaValue::Tensor(iv), span)?;
+            iv = arith::binary(self, BinaryKind::Add, SemaValue::Tensor(d), lb_v, span)?;
+        }
+        self.frame().vars.insert(iv_name, SemaValue::Tensor(iv));
         for ((name, _, ty), arg) in carried.iter().zip(&fl.iter_args) {
             self.frame().vars.insert(
                 name.clone(),
@@ -510,8 +552,62 @@ impl LowerCx<'_> {
             )
             .with_primary(s, ""));
         }
+        let yields = self.loop_yields(&carried, span)?;
+        self.builder(span).yield_(&yields);
+        self.block = outer;
+        self.frame().vars = saved;
+        for ((name, _, ty), r) in carried.into_iter().zip(fl.results) {
+            self.frame()
+                .vars
+                .insert(name, SemaValue::Tensor(TensorValue { id: r, ty }));
+        }
+        Ok(())
+    }
+
+    /// Loop-carried variables of a loop body: names it assigns that are live before the
+    /// loop and hold runtime values or Python numbers (which become tensors, as Triton's
+    /// assignments make them). Returns `(name, assignment span, type)` and the inits.
+    #[allow(clippy::type_complexity)]
+    fn loop_carried(
+        &mut self,
+        body: &[Stmt],
+        exclude: Option<&str>,
+    ) -> Result<
+        (
+            Vec<(String, Span, tritonc_ir::Type)>,
+            Vec<tritonc_ir::Value>,
+        ),
+        Diagnostic,
+    > {
+        let mut assigned = IndexMap::new();
+        assigned_names(body, &mut assigned);
+        let mut carried = Vec::new();
+        let mut inits = Vec::new();
+        for (name, aspan) in &assigned {
+            if Some(name.as_str()) == exclude {
+                continue;
+            }
+            let Some(v) = self.frame().vars.get(name).cloned() else {
+                continue;
+            };
+            if matches!(v, SemaValue::Const(ref c) if !c.is_number()) {
+                continue;
+            }
+            let t = arith::to_tensor(self, v, *aspan)?;
+            carried.push((name.clone(), *aspan, t.ty.clone()));
+            inits.push(t.id);
+        }
+        Ok((carried, inits))
+    }
+
+    /// The values a loop body yields for its carried variables, checking their types.
+    fn loop_yields(
+        &mut self,
+        carried: &[(String, Span, tritonc_ir::Type)],
+        span: Span,
+    ) -> Result<Vec<tritonc_ir::Value>, Diagnostic> {
         let mut yields = Vec::new();
-        for (name, aspan, ty) in &carried {
+        for (name, aspan, ty) in carried {
             let v = self
                 .frame()
                 .vars
@@ -530,14 +626,214 @@ impl LowerCx<'_> {
             }
             yields.push(t.id);
         }
-        self.builder(span).yield_(&yields);
+        Ok(yields)
+    }
+
+    /// Binds carried variables to IR values (block arguments or loop results).
+    fn bind_carried(
+        &mut self,
+        carried: &[(String, Span, tritonc_ir::Type)],
+        values: &[tritonc_ir::Value],
+    ) {
+        for ((name, _, ty), v) in carried.iter().zip(values) {
+            self.frame().vars.insert(
+                name.clone(),
+                SemaValue::Tensor(TensorValue {
+                    id: *v,
+                    ty: ty.clone(),
+                }),
+            );
+        }
+    }
+
+    /// `while cond: body` as `scf.while`: the before region evaluates the condition over
+    /// the carried values, the after region runs the body (Triton 3.6's `visit_While`).
+    fn lower_while(&mut self, test: &Expr, body: &[Stmt], span: Span) -> Result<(), Diagnostic> {
+        let (carried, inits) = self.loop_carried(body, None)?;
+        let types: Vec<tritonc_ir::Type> = carried.iter().map(|(_, _, t)| t.clone()).collect();
+        let outer = self.block;
+        let wl = self.builder(span).scf_while(&inits, types);
+        let saved = self.frame().vars.clone();
+        let result = self.lower_while_regions(&wl, &carried, test, body, span);
         self.block = outer;
         self.frame().vars = saved;
-        for ((name, _, ty), r) in carried.into_iter().zip(fl.results) {
-            self.frame()
-                .vars
-                .insert(name, SemaValue::Tensor(TensorValue { id: r, ty }));
-        }
+        result?;
+        self.bind_carried(&carried, &wl.results);
         Ok(())
+    }
+
+    fn lower_while_regions(
+        &mut self,
+        wl: &tritonc_ir::WhileLoop,
+        carried: &[(String, Span, tritonc_ir::Type)],
+        test: &Expr,
+        body: &[Stmt],
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        self.block = wl.before;
+        self.bind_carried(carried, &wl.before_args);
+        let cond = match self.lower_expr(test)? {
+            SemaValue::Tensor(t) => self.scalar_condition(t, test.span)?,
+            other => {
+                return Err(Diagnostic::error(
+                    codes::NON_SCALAR_CONDITION,
+                    format!("a `while` condition must be a runtime scalar, not {}", other.describe()),
+                )
+                .with_primary(test.span, "")
+                .with_note("Triton lowers every `while` to `scf.while`; a compile-time condition has no IR value"))
+            }
+        };
+        self.builder(test.span).condition(cond.id, &wl.before_args);
+        self.block = wl.after;
+        self.bind_carried(carried, &wl.after_args);
+        self.lower_body(body)?;
+        if let Some((_, s)) = self.frame().returned.take() {
+            return Err(Diagnostic::error(
+                codes::INVALID_RETURN,
+                "`return` inside a loop is not allowed",
+            )
+            .with_primary(s, "")
+            .with_secondary(span, "in this loop"));
+        }
+        let yields = self.loop_yields(carried, span)?;
+        self.builder(span).yield_(&yields);
+        Ok(())
+    }
+
+    /// Lowers the statements after an `if` (up to the function's end) into the current
+    /// branch; returns what that path returns (`None` when it falls off the end).
+    fn lower_continuation(
+        &mut self,
+        cont: &[&[Stmt]],
+        span: Span,
+    ) -> Result<(SemaValue, Span), Diagnostic> {
+        for i in 0..cont.len() {
+            if self.frame().returned.is_some() {
+                break;
+            }
+            self.lower_block(cont[i], &cont[i + 1..])?;
+        }
+        Ok(self.frame().returned.take().unwrap_or((
+            SemaValue::Const(Constexpr::None),
+            Span::point(span.file, span.end),
+        )))
+    }
+
+    /// Joins the values two branches of a runtime `if` return: equal compile-time values
+    /// stay constexprs; runtime values (element by element for tuples) are yielded by the
+    /// `scf.if` and must agree in type, as Triton requires of a function's returns.
+    fn merge_returns(
+        &mut self,
+        if_op: &tritonc_ir::IfOp,
+        then_r: (SemaValue, Span),
+        else_r: (SemaValue, Span),
+        span: Span,
+    ) -> Result<(SemaValue, Span), Diagnostic> {
+        let mut then_vals = Vec::new();
+        let mut else_vals = Vec::new();
+        let mut types = Vec::new();
+        let shape = self.collect_return_pair(
+            if_op,
+            &then_r,
+            &else_r,
+            (&mut then_vals, &mut else_vals, &mut types),
+        )?;
+        self.block = if_op.then_block;
+        self.builder(span).yield_(&then_vals);
+        self.block = if_op.else_block;
+        self.builder(span).yield_(&else_vals);
+        let results: Vec<TensorValue> = types
+            .into_iter()
+            .map(|ty| TensorValue {
+                id: self.func.add_result(if_op.op, ty.clone()),
+                ty,
+            })
+            .collect();
+        let mut it = results.into_iter();
+        Ok((rebuild(shape, &mut it), then_r.1))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn collect_return_pair(
+        &mut self,
+        if_op: &tritonc_ir::IfOp,
+        then_r: &(SemaValue, Span),
+        else_r: &(SemaValue, Span),
+        out: (
+            &mut Vec<tritonc_ir::Value>,
+            &mut Vec<tritonc_ir::Value>,
+            &mut Vec<tritonc_ir::Type>,
+        ),
+    ) -> Result<ReturnShape, Diagnostic> {
+        let (tv, ts) = then_r;
+        let (ev, es) = else_r;
+        if let (SemaValue::Const(a), SemaValue::Const(b)) = (tv, ev) {
+            if a == b {
+                return Ok(ReturnShape::Const(a.clone()));
+            }
+        }
+        if let (Some(a), Some(b)) = (tv.tuple_items(), ev.tuple_items()) {
+            if a.len() == b.len() && !matches!(tv, SemaValue::Tensor(_)) {
+                let mut parts = Vec::new();
+                for (x, y) in a.into_iter().zip(b) {
+                    parts.push(self.collect_return_pair(
+                        if_op,
+                        &(x, *ts),
+                        &(y, *es),
+                        (&mut *out.0, &mut *out.1, &mut *out.2),
+                    )?);
+                }
+                return Ok(ReturnShape::Tuple(parts));
+            }
+        }
+        let mismatch = |a: String, b: String| {
+            Diagnostic::error(
+                codes::INVALID_RETURN,
+                format!("inconsistent return types: {a} and {b}"),
+            )
+            .with_primary(*ts, "")
+            .with_secondary(*es, "")
+            .with_note("every `return` of a function must give the same type")
+        };
+        let runtime = |v: &SemaValue| matches!(v, SemaValue::Tensor(_) | SemaValue::Const(_));
+        if !runtime(tv)
+            || !runtime(ev)
+            || matches!(tv, SemaValue::Const(Constexpr::None))
+                != matches!(ev, SemaValue::Const(Constexpr::None))
+        {
+            return Err(mismatch(tv.describe(), ev.describe()));
+        }
+        self.block = if_op.then_block;
+        let t = arith::to_tensor(self, tv.clone(), *ts)?;
+        self.block = if_op.else_block;
+        let e = arith::to_tensor(self, ev.clone(), *es)?;
+        if t.ty != e.ty {
+            return Err(mismatch(format!("`{}`", t.ty), format!("`{}`", e.ty)));
+        }
+        out.0.push(t.id);
+        out.1.push(e.id);
+        out.2.push(t.ty);
+        Ok(ReturnShape::Value)
+    }
+}
+
+/// The structure of a merged return value: constants kept, runtime leaves yielded.
+enum ReturnShape {
+    Const(Constexpr),
+    Value,
+    Tuple(Vec<ReturnShape>),
+}
+
+fn rebuild(shape: ReturnShape, values: &mut impl Iterator<Item = TensorValue>) -> SemaValue {
+    match shape {
+        ReturnShape::Const(c) => SemaValue::Const(c),
+        ReturnShape::Value => SemaValue::Tensor(
+            values
+                .next()
+                .expect("one `scf.if` result per yielded return value"),
+        ),
+        ReturnShape::Tuple(parts) => {
+            SemaValue::tuple(parts.into_iter().map(|p| rebuild(p, values)).collect())
+        }
     }
 }
