@@ -16,7 +16,9 @@ use crate::numerics::round_to_tf32;
 pub fn dot(a: &Val, b: &Val, acc: &Val, precision: InputPrecision, to: DType) -> RtResult<Val> {
     let rank = a.shape.len();
     if rank != 2 && rank != 3 || b.shape.len() != rank {
-        return Err(RuntimeError::unsupported("`tt.dot` of rank other than 2 or 3"));
+        return Err(RuntimeError::unsupported(
+            "`tt.dot` of rank other than 2 or 3",
+        ));
     }
     let (batch, m, k) = if rank == 3 {
         (a.shape[0], a.shape[1], a.shape[2])
@@ -25,7 +27,9 @@ pub fn dot(a: &Val, b: &Val, acc: &Val, precision: InputPrecision, to: DType) ->
     };
     let n = b.shape[rank - 1];
     if b.shape[rank - 2] != k {
-        return Err(RuntimeError::unsupported("`tt.dot` with mismatched inner dims"));
+        return Err(RuntimeError::unsupported(
+            "`tt.dot` with mismatched inner dims",
+        ));
     }
     let is_int = matches!(a.data, Data::I8(_)) && matches!(b.data, Data::I8(_));
     let data = if is_int {
@@ -34,7 +38,11 @@ pub fn dot(a: &Val, b: &Val, acc: &Val, precision: InputPrecision, to: DType) ->
         };
         let mut c: Vec<i32> = match &acc.data {
             Data::I32(v) => v.clone(),
-            _ => return Err(RuntimeError::unsupported("an int dot without an i32 accumulator")),
+            _ => {
+                return Err(RuntimeError::unsupported(
+                    "an int dot without an i32 accumulator",
+                ))
+            }
         };
         for bi in 0..batch {
             for i in 0..m {
@@ -53,11 +61,13 @@ pub fn dot(a: &Val, b: &Val, acc: &Val, precision: InputPrecision, to: DType) ->
         let widen = |d: &Data| -> RtResult<Vec<f32>> {
             let v = to_f32_vec(d)
                 .ok_or_else(|| RuntimeError::unsupported("`tt.dot` of these operand types"))?;
-            Ok(if matches!(d, Data::F32(_)) && precision == InputPrecision::Tf32 {
-                v.into_iter().map(round_to_tf32).collect()
-            } else {
-                v
-            })
+            Ok(
+                if matches!(d, Data::F32(_)) && precision == InputPrecision::Tf32 {
+                    v.into_iter().map(round_to_tf32).collect()
+                } else {
+                    v
+                },
+            )
         };
         let (x, y) = (widen(&a.data)?, widen(&b.data)?);
         let mut c = to_f32_vec(&acc.data)

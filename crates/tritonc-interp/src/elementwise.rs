@@ -54,7 +54,11 @@ fn zip<A: Copy, B: Copy, R>(a: &[A], b: &[B], f: impl Fn(A, B) -> R) -> Vec<R> {
 fn int_binary<T: Int>(op: BinaryOp, a: &[T], b: &[T]) -> RtResult<Vec<T>> {
     use BinaryOp::*;
     let bits = T::BITS as u64;
-    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     let min = T::from_i64(i64::MIN >> (64 - bits));
     let neg1 = T::from_i64(-1);
     Ok(match op {
@@ -123,11 +127,7 @@ fn int_binary<T: Int>(op: BinaryOp, a: &[T], b: &[T]) -> RtResult<Vec<T>> {
         MinSI => zip(a, b, |x, y| if x.to_i64() <= y.to_i64() { x } else { y }),
         MaxUI => zip(a, b, |x, y| if x.to_u64() >= y.to_u64() { x } else { y }),
         MinUI => zip(a, b, |x, y| if x.to_u64() <= y.to_u64() { x } else { y }),
-        other => {
-            return Err(RuntimeError::unsupported(format!(
-                "`{other}` on integers"
-            )))
-        }
+        other => return Err(RuntimeError::unsupported(format!("`{other}` on integers"))),
     })
 }
 
@@ -207,24 +207,17 @@ pub fn min_num<T: Flt>(a: T, b: T) -> T {
 
 #[inline]
 fn maximum_non_nan<T: Flt>(a: T, b: T) -> T {
-    if a > b {
+    // Equal values differ only for zeros: -0 < +0.
+    if a > b || (a == b && !a.neg()) {
         a
-    } else if b > a {
-        b
-    } else if a.neg() {
-        b
     } else {
-        a
+        b
     }
 }
 
 #[inline]
 fn minimum_non_nan<T: Flt>(a: T, b: T) -> T {
-    if a < b {
-        a
-    } else if b < a {
-        b
-    } else if a.neg() {
+    if a < b || (a == b && a.neg()) {
         a
     } else {
         b
@@ -295,7 +288,10 @@ fn from_f32_like(v: Vec<f32>, like: &Data) -> Data {
 
 /// Makes `a` and `b` the same length when one of them has a single element (constants
 /// inside combiner regions meet vectors of rows).
-pub fn equalize<'d>(a: &'d Data, b: &'d Data) -> (std::borrow::Cow<'d, Data>, std::borrow::Cow<'d, Data>) {
+pub fn equalize<'d>(
+    a: &'d Data,
+    b: &'d Data,
+) -> (std::borrow::Cow<'d, Data>, std::borrow::Cow<'d, Data>) {
     use std::borrow::Cow;
     match (a.len(), b.len()) {
         (x, y) if x == y => (Cow::Borrowed(a), Cow::Borrowed(b)),
@@ -494,7 +490,11 @@ pub fn float_from_f64_vec(v: &[f64], dst: DType, mode: RoundingMode) -> RtResult
         ),
         Storage::BF16 => Data::BF16(v.iter().map(|&x| bf16::from_f64(x)).collect()),
         Storage::F8(k) => Data::F8(k, v.iter().map(|&x| f64_to_fp8(x, k, !rtz)).collect()),
-        _ => return Err(RuntimeError::unsupported(format!("a float cast to `{dst}`"))),
+        _ => {
+            return Err(RuntimeError::unsupported(format!(
+                "a float cast to `{dst}`"
+            )))
+        }
     })
 }
 
@@ -520,12 +520,7 @@ fn float_to_int(v: &[f64], dst: DType, signed: bool) -> Data {
 }
 
 /// A cast from `src` (elements of dtype `from`) to dtype `to`.
-pub fn cast(
-    op: CastOp,
-    rounding: Option<RoundingMode>,
-    src: &Data,
-    to: DType,
-) -> RtResult<Data> {
+pub fn cast(op: CastOp, rounding: Option<RoundingMode>, src: &Data, to: DType) -> RtResult<Data> {
     use CastOp::*;
     let mode = rounding.unwrap_or(RoundingMode::Rtne);
     let bad = || RuntimeError::unsupported(format!("`{op}` from this operand to `{to}`"));
@@ -565,7 +560,9 @@ pub fn cast(
             (Data::F32(v), Storage::BF16) if mode == RoundingMode::Rtne => {
                 Data::BF16(v.iter().map(|&x| bf16::from_f32(x)).collect())
             }
-            (Data::F32(v), Storage::F16) => Data::F16(v.iter().map(|&x| f32_to_f16_rtz(x)).collect()),
+            (Data::F32(v), Storage::F16) => {
+                Data::F16(v.iter().map(|&x| f32_to_f16_rtz(x)).collect())
+            }
             (Data::F32(v), Storage::BF16) => {
                 Data::BF16(v.iter().map(|&x| f32_to_bf16_rtz(x)).collect())
             }
@@ -587,15 +584,27 @@ fn bitcast(src: &Data, to: DType) -> Option<Data> {
     let dst = storage_of(to);
     Some(match (src, dst) {
         (Data::F32(v), Storage::I32) => Data::I32(v.iter().map(|x| x.to_bits() as i32).collect()),
-        (Data::I32(v), Storage::F32) => Data::F32(v.iter().map(|&x| f32::from_bits(x as u32)).collect()),
+        (Data::I32(v), Storage::F32) => {
+            Data::F32(v.iter().map(|&x| f32::from_bits(x as u32)).collect())
+        }
         (Data::F64(v), Storage::I64) => Data::I64(v.iter().map(|x| x.to_bits() as i64).collect()),
-        (Data::I64(v), Storage::F64) => Data::F64(v.iter().map(|&x| f64::from_bits(x as u64)).collect()),
+        (Data::I64(v), Storage::F64) => {
+            Data::F64(v.iter().map(|&x| f64::from_bits(x as u64)).collect())
+        }
         (Data::F16(v), Storage::I16) => Data::I16(v.iter().map(|x| x.to_bits() as i16).collect()),
         (Data::BF16(v), Storage::I16) => Data::I16(v.iter().map(|x| x.to_bits() as i16).collect()),
-        (Data::I16(v), Storage::F16) => Data::F16(v.iter().map(|&x| f16::from_bits(x as u16)).collect()),
-        (Data::I16(v), Storage::BF16) => Data::BF16(v.iter().map(|&x| bf16::from_bits(x as u16)).collect()),
-        (Data::F16(v), Storage::BF16) => Data::BF16(v.iter().map(|x| bf16::from_bits(x.to_bits())).collect()),
-        (Data::BF16(v), Storage::F16) => Data::F16(v.iter().map(|x| f16::from_bits(x.to_bits())).collect()),
+        (Data::I16(v), Storage::F16) => {
+            Data::F16(v.iter().map(|&x| f16::from_bits(x as u16)).collect())
+        }
+        (Data::I16(v), Storage::BF16) => {
+            Data::BF16(v.iter().map(|&x| bf16::from_bits(x as u16)).collect())
+        }
+        (Data::F16(v), Storage::BF16) => {
+            Data::BF16(v.iter().map(|x| bf16::from_bits(x.to_bits())).collect())
+        }
+        (Data::BF16(v), Storage::F16) => {
+            Data::F16(v.iter().map(|x| f16::from_bits(x.to_bits())).collect())
+        }
         (Data::F8(_, v), Storage::I8) => Data::I8(v.iter().map(|&x| x as i8).collect()),
         (Data::I8(v), Storage::F8(k)) => Data::F8(k, v.iter().map(|&x| x as u8).collect()),
         (Data::F8(_, v), Storage::F8(k)) => Data::F8(k, v.clone()),
@@ -786,11 +795,15 @@ mod tests {
     fn maxnum_versus_maximum() {
         let a = Data::F32(vec![f32::NAN, -0.0, 3.0]);
         let b = Data::F32(vec![1.0, 0.0, f32::NAN]);
-        let Data::F32(n) = binary(BinaryOp::MaxNumF, &a, &b).unwrap() else { panic!() };
+        let Data::F32(n) = binary(BinaryOp::MaxNumF, &a, &b).unwrap() else {
+            panic!()
+        };
         assert_eq!(n[0], 1.0);
         assert!(n[1] == 0.0 && !n[1].is_sign_negative());
         assert_eq!(n[2], 3.0);
-        let Data::F32(m) = binary(BinaryOp::MaximumF, &a, &b).unwrap() else { panic!() };
+        let Data::F32(m) = binary(BinaryOp::MaximumF, &a, &b).unwrap() else {
+            panic!()
+        };
         assert!(m[0].is_nan() && m[2].is_nan());
     }
 
@@ -799,7 +812,9 @@ mod tests {
         // 2048 + 1 is not representable in f16: ties to even gives 2048.
         let a = Data::F16(vec![f16::from_f32(2048.0), f16::from_f32(2048.0)]);
         let b = Data::F16(vec![f16::from_f32(1.0), f16::from_f32(3.0)]);
-        let Data::F16(r) = binary(BinaryOp::AddF, &a, &b).unwrap() else { panic!() };
+        let Data::F16(r) = binary(BinaryOp::AddF, &a, &b).unwrap() else {
+            panic!()
+        };
         assert_eq!(r[0].to_f32(), 2048.0);
         assert_eq!(r[1].to_f32(), 2052.0);
     }
@@ -811,12 +826,24 @@ mod tests {
             cast(CastOp::FPToSI, None, &x, DType::I32).unwrap(),
             Data::I32(vec![1, i32::MIN, 0, 2])
         );
-        let Data::F16(h) = cast(CastOp::TruncF, None, &Data::F32(vec![1e6, 1.0 / 3.0]), DType::F16).unwrap() else {
+        let Data::F16(h) = cast(
+            CastOp::TruncF,
+            None,
+            &Data::F32(vec![1e6, 1.0 / 3.0]),
+            DType::F16,
+        )
+        .unwrap() else {
             panic!()
         };
         assert!(h[0].is_infinite());
         assert_eq!(h[1].to_bits(), 0x3555);
-        let Data::F16(h) = cast(CastOp::TruncF, Some(RoundingMode::Rtz), &Data::F32(vec![1e6]), DType::F16).unwrap() else {
+        let Data::F16(h) = cast(
+            CastOp::TruncF,
+            Some(RoundingMode::Rtz),
+            &Data::F32(vec![1e6]),
+            DType::F16,
+        )
+        .unwrap() else {
             panic!()
         };
         assert_eq!(h[0].to_f32(), 65504.0);
@@ -832,7 +859,11 @@ mod tests {
 
     #[test]
     fn mulhiui_is_the_high_word() {
-        let r = mulhiui(&Data::I32(vec![-1, 0x1234_5678]), &Data::I32(vec![-1, 0x10])).unwrap();
+        let r = mulhiui(
+            &Data::I32(vec![-1, 0x1234_5678]),
+            &Data::I32(vec![-1, 0x10]),
+        )
+        .unwrap();
         assert_eq!(r, Data::I32(vec![-2, 0x1]));
     }
 }

@@ -195,7 +195,9 @@ impl RuntimeError {
                 address,
                 size,
                 detail,
-            } => format!("{op}accessed {size} byte(s) at {address:#x} outside every buffer ({detail})"),
+            } => format!(
+                "{op}accessed {size} byte(s) at {address:#x} outside every buffer ({detail})"
+            ),
             RuntimeErrorKind::Misaligned { address, size } => {
                 format!("{op}accessed {size} byte(s) at the misaligned address {address:#x}")
             }
@@ -226,7 +228,11 @@ impl RuntimeError {
             if let Some(span) = loc.known_span() {
                 d = d.with_primary(span, self.op_name.unwrap_or("here"));
                 for (i, c) in loc.call_sites.iter().enumerate() {
-                    let label = if i == 0 { "inlined from this call" } else { "called from here" };
+                    let label = if i == 0 {
+                        "inlined from this call"
+                    } else {
+                        "called from here"
+                    };
                     d = d.with_secondary(*c, label);
                 }
             }

@@ -77,7 +77,11 @@ impl<'a> Program<'a> {
     }
 
     /// Runs a block with `args` bound to its arguments; returns its terminator's operands.
-    pub(crate) fn exec_block(&mut self, block: BlockId, args: &[Rc<Val>]) -> RtResult<Vec<Rc<Val>>> {
+    pub(crate) fn exec_block(
+        &mut self,
+        block: BlockId,
+        args: &[Rc<Val>],
+    ) -> RtResult<Vec<Rc<Val>>> {
         let func = self.func;
         let data = func.block(block);
         for (&a, v) in data.args().iter().zip(args) {
@@ -85,7 +89,12 @@ impl<'a> Program<'a> {
         }
         for &op in data.ops() {
             if func.kind(op).is_terminator() {
-                return Ok(func.op(op).operands().iter().map(|&v| self.get(v)).collect());
+                return Ok(func
+                    .op(op)
+                    .operands()
+                    .iter()
+                    .map(|&v| self.get(v))
+                    .collect());
             }
             self.exec_op(op).map_err(|e| at_op(e, func, op, self.pid))?;
         }
@@ -129,9 +138,10 @@ impl<'a> Program<'a> {
                 let n = shape.iter().product();
                 Val::new(shape, Data::splat_const(ty.elem(), *c, n))
             }
-            OpKind::MakeRange { start, end } => {
-                Val::new(vec![(end - start) as usize], Data::I32((*start..*end).collect()))
-            }
+            OpKind::MakeRange { start, end } => Val::new(
+                vec![(end - start) as usize],
+                Data::I32((*start..*end).collect()),
+            ),
             OpKind::Splat => {
                 let shape = self.result_shape(op)?;
                 let n = shape.iter().product();
@@ -180,7 +190,9 @@ impl<'a> Program<'a> {
             }
             OpKind::PtrToInt => {
                 let Data::Ptr(p) = &ops[0].data else {
-                    return Err(RuntimeError::unsupported("`tt.ptr_to_int` of a non-pointer"));
+                    return Err(RuntimeError::unsupported(
+                        "`tt.ptr_to_int` of a non-pointer",
+                    ));
                 };
                 same_shape(Data::I64(p.iter().map(|&a| a as i64).collect()))
             }
@@ -232,7 +244,10 @@ impl<'a> Program<'a> {
                 crate::dot::dot(&ops[0], &ops[1], &ops[2], *input_precision, to)?
             }
             OpKind::Print { prefix, hex } => {
-                let mut line = format!("pid ({}, {}, {}) {prefix}", self.pid[0], self.pid[1], self.pid[2]);
+                let mut line = format!(
+                    "pid ({}, {}, {}) {prefix}",
+                    self.pid[0], self.pid[1], self.pid[2]
+                );
                 for v in &ops {
                     let items: Vec<String> = (0..v.numel())
                         .map(|i| {
@@ -304,7 +319,11 @@ impl<'a> Program<'a> {
             .func
             .region_entry(op, 0)
             .expect("scf.for has a body region");
-        let (lb, ub, step) = (ops[0].data.get_i64(0), ops[1].data.get_i64(0), ops[2].data.get_i64(0));
+        let (lb, ub, step) = (
+            ops[0].data.get_i64(0),
+            ops[1].data.get_i64(0),
+            ops[2].data.get_i64(0),
+        );
         if step <= 0 {
             return Err(RuntimeError::unsupported(format!(
                 "an `scf.for` with step {step} (it must be positive)"
@@ -335,8 +354,14 @@ impl<'a> Program<'a> {
     }
 
     fn exec_while(&mut self, op: OpId, ops: Vec<Rc<Val>>) -> RtResult<Vec<Rc<Val>>> {
-        let before = self.func.region_entry(op, 0).expect("scf.while has a before region");
-        let after = self.func.region_entry(op, 1).expect("scf.while has an after region");
+        let before = self
+            .func
+            .region_entry(op, 0)
+            .expect("scf.while has a before region");
+        let after = self
+            .func
+            .region_entry(op, 1)
+            .expect("scf.while has an after region");
         let mut args = ops;
         let mut count = 0u64;
         loop {
@@ -360,7 +385,9 @@ impl<'a> Program<'a> {
 
     fn addptr(&mut self, op: OpId, p: &Val, off: &Val) -> RtResult<Val> {
         let Elem::Ptr(pt) = self.result_type(op).elem() else {
-            return Err(RuntimeError::unsupported("`tt.addptr` without a pointer result"));
+            return Err(RuntimeError::unsupported(
+                "`tt.addptr` without a pointer result",
+            ));
         };
         let size = pt.pointee.size_bytes().unwrap_or(1) as i64;
         let Data::Ptr(base) = &p.data else {
@@ -476,7 +503,9 @@ impl<'a> Program<'a> {
 
     fn atomic_rmw(&mut self, op: OpId, rmw: RmwOp, ops: &[Rc<Val>]) -> RtResult<Val> {
         let Data::Ptr(ptrs) = &ops[0].data else {
-            return Err(RuntimeError::unsupported("`tt.atomic_rmw` on a non-pointer"));
+            return Err(RuntimeError::unsupported(
+                "`tt.atomic_rmw` on a non-pointer",
+            ));
         };
         let mask = match ops.get(2).map(|m| &m.data) {
             Some(Data::Bool(m)) => Some(m.clone()),
@@ -535,7 +564,12 @@ impl<'a> Program<'a> {
                 Data::$var(out)
             }};
         }
-        if matches!(rmw, RmwOp::FAdd) && !matches!(vals, Data::F16(_) | Data::BF16(_) | Data::F32(_) | Data::F64(_)) {
+        if matches!(rmw, RmwOp::FAdd)
+            && !matches!(
+                vals,
+                Data::F16(_) | Data::BF16(_) | Data::F32(_) | Data::F64(_)
+            )
+        {
             return Err(RuntimeError::unsupported("`fadd` on a non-float"));
         }
         let data = match vals {
@@ -543,8 +577,12 @@ impl<'a> Program<'a> {
             Data::I64(_) => rmw_int!(I64, i64, u64),
             Data::F32(_) => rmw_float!(F32, f32, |a: f32, b: f32| a + b),
             Data::F64(_) => rmw_float!(F64, f64, |a: f64, b: f64| a + b),
-            Data::F16(_) => rmw_float!(F16, f16, |a: f16, b: f16| f16::from_f32(a.to_f32() + b.to_f32())),
-            Data::BF16(_) => rmw_float!(BF16, bf16, |a: bf16, b: bf16| bf16::from_f32(a.to_f32() + b.to_f32())),
+            Data::F16(_) => rmw_float!(F16, f16, |a: f16, b: f16| f16::from_f32(
+                a.to_f32() + b.to_f32()
+            )),
+            Data::BF16(_) => rmw_float!(BF16, bf16, |a: bf16, b: bf16| bf16::from_f32(
+                a.to_f32() + b.to_f32()
+            )),
             _ => return Err(RuntimeError::unsupported("`tt.atomic_rmw` on this type")),
         };
         let _ = op;
@@ -553,13 +591,17 @@ impl<'a> Program<'a> {
 
     fn atomic_cas(&mut self, _op: OpId, ops: &[Rc<Val>]) -> RtResult<Val> {
         let Data::Ptr(ptrs) = &ops[0].data else {
-            return Err(RuntimeError::unsupported("`tt.atomic_cas` on a non-pointer"));
+            return Err(RuntimeError::unsupported(
+                "`tt.atomic_cas` on a non-pointer",
+            ));
         };
         let pid = self.pid;
         macro_rules! cas {
             ($var:ident, $t:ty, $bits:expr) => {{
                 let (Data::$var(c), Data::$var(v)) = (&ops[1].data, &ops[2].data) else {
-                    return Err(RuntimeError::unsupported("`tt.atomic_cas` with mismatched types"));
+                    return Err(RuntimeError::unsupported(
+                        "`tt.atomic_cas` with mismatched types",
+                    ));
                 };
                 let mut out = Vec::with_capacity(ptrs.len());
                 for i in 0..ptrs.len() {
@@ -568,7 +610,11 @@ impl<'a> Program<'a> {
                     let old = self
                         .mem
                         .read_modify_write::<$t>(ptrs[i], |old| {
-                            if $bits(old) == $bits(cmp) { new } else { old }
+                            if $bits(old) == $bits(cmp) {
+                                new
+                            } else {
+                                old
+                            }
                         })
                         .map_err(|k| lane_error(k, i, pid))?;
                     out.push(old);
@@ -587,7 +633,6 @@ impl<'a> Program<'a> {
         };
         Ok(Val::new(ops[0].shape.clone(), data))
     }
-
 }
 
 /// A lane-level memory error with its program.
@@ -626,7 +671,9 @@ fn extern_call(symbol: &str, ops: &[Rc<Val>], to: DType) -> RtResult<Data> {
             let x = ew::to_f64_vec(&ops[0].data);
             let y = ew::to_f64_vec(&ops[1].data);
             let (Some(x), Some(y)) = (x, y) else {
-                return Err(RuntimeError::unsupported(format!("`{symbol}` on non-floats")));
+                return Err(RuntimeError::unsupported(format!(
+                    "`{symbol}` on non-floats"
+                )));
             };
             let (x, y) = if x.len() == y.len() {
                 (x, y)

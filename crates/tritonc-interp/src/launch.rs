@@ -44,6 +44,9 @@ pub struct LaunchReport {
     pub prints: Vec<String>,
 }
 
+/// What a parallel program leaves behind: its deferred writes, accesses and prints.
+type ProgramOutcome = (Vec<WriteRun>, AccessLog, Vec<String>);
+
 /// Runs `func` over `grid` against `memory`.
 pub fn launch(
     func: &Function,
@@ -61,10 +64,12 @@ pub fn launch(
         });
     }
     let total = grid[0] as u64 * grid[1] as u64 * grid[2] as u64;
-    let has_atomics = func
-        .walk()
-        .iter()
-        .any(|&o| matches!(func.kind(o), OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. }));
+    let has_atomics = func.walk().iter().any(|&o| {
+        matches!(
+            func.kind(o),
+            OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. }
+        )
+    });
     let mode = if opts.parallel && !has_atomics && total > 1 {
         ExecutionMode::Parallel
     } else {
@@ -72,7 +77,11 @@ pub fn launch(
     };
     let pid_of = |lin: u64| -> [u32; 3] {
         let (gx, gy) = (grid[0] as u64, grid[1] as u64);
-        [(lin % gx) as u32, ((lin / gx) % gy) as u32, (lin / (gx * gy)) as u32]
+        [
+            (lin % gx) as u32,
+            ((lin / gx) % gy) as u32,
+            (lin / (gx * gy)) as u32,
+        ]
     };
     let orders = opts.reduction_orders.orders_for(func, opts.num_warps);
     let orders = &orders;
@@ -90,7 +99,7 @@ pub fn launch(
     match mode {
         ExecutionMode::Parallel => {
             let base: &Memory = memory;
-            let outcomes: Vec<RtResult<(Vec<WriteRun>, AccessLog, Vec<String>)>> = (0..total)
+            let outcomes: Vec<RtResult<ProgramOutcome>> = (0..total)
                 .into_par_iter()
                 .map(|lin| {
                     let mem = ProgramMemory::Deferred {
@@ -179,7 +188,11 @@ fn bind_args(func: &Function, args: &[ArgValue]) -> RtResult<Vec<Val>> {
                 crate::elementwise::float_from_f64_vec(&[*v], *d, tritonc_ir::RoundingMode::Rtne)?
             }
             (Type::Scalar(d), ArgValue::Int(v)) if d.is_float() => {
-                crate::elementwise::float_from_f64_vec(&[*v as f64], *d, tritonc_ir::RoundingMode::Rtne)?
+                crate::elementwise::float_from_f64_vec(
+                    &[*v as f64],
+                    *d,
+                    tritonc_ir::RoundingMode::Rtne,
+                )?
             }
             (ty, a) => {
                 return Err(RuntimeError::bad_launch(format!(

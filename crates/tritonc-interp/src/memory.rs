@@ -588,7 +588,11 @@ impl Buffer {
                 if unsigned {
                     let bits = self.dtype.bitwidth().unwrap_or(64);
                     let v = d.get_i64(i) as u64;
-                    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                    let mask = if bits == 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << bits) - 1
+                    };
                     (v & mask) as f64
                 } else {
                     d.get_f64(i)

@@ -521,11 +521,26 @@ mod tests {
 
     #[test]
     fn libdevice_names() {
-        assert_eq!(libdevice_fn("__nv_expf"), Some(ExternFn::Unary(UnaryFn::Exp)));
-        assert_eq!(libdevice_fn("__nv_erff"), Some(ExternFn::Unary(UnaryFn::Erf)));
-        assert_eq!(libdevice_fn("__nv_erf"), Some(ExternFn::Unary(UnaryFn::Erf)));
-        assert_eq!(libdevice_fn("__nv_rintf"), Some(ExternFn::Unary(UnaryFn::Rint)));
-        assert_eq!(libdevice_fn("__nv_powf"), Some(ExternFn::Binary(BinaryFn::Pow)));
+        assert_eq!(
+            libdevice_fn("__nv_expf"),
+            Some(ExternFn::Unary(UnaryFn::Exp))
+        );
+        assert_eq!(
+            libdevice_fn("__nv_erff"),
+            Some(ExternFn::Unary(UnaryFn::Erf))
+        );
+        assert_eq!(
+            libdevice_fn("__nv_erf"),
+            Some(ExternFn::Unary(UnaryFn::Erf))
+        );
+        assert_eq!(
+            libdevice_fn("__nv_rintf"),
+            Some(ExternFn::Unary(UnaryFn::Rint))
+        );
+        assert_eq!(
+            libdevice_fn("__nv_powf"),
+            Some(ExternFn::Binary(BinaryFn::Pow))
+        );
         assert_eq!(
             libdevice_fn("__nv_fast_expf"),
             Some(ExternFn::Unary(UnaryFn::Exp))

@@ -82,7 +82,8 @@ impl ReductionOrder {
             }
             alive[s] = false;
         }
-        self.steps.len() == self.len.saturating_sub(1) && (self.len == 0 || alive[self.root as usize])
+        self.steps.len() == self.len.saturating_sub(1)
+            && (self.len == 0 || alive[self.root as usize])
     }
 
     /// The GPU's order for elements distributed as `dist`: each thread folds its
@@ -263,9 +264,21 @@ mod tests {
     fn every_order_combines_each_element_once() {
         for len in [1, 2, 3, 7, 8, 64, 100, 1024, 8192] {
             for dist in [
-                AxisDistribution { size_per_thread: 1, threads_per_warp: 32, warps_per_cta: 4 },
-                AxisDistribution { size_per_thread: 8, threads_per_warp: 32, warps_per_cta: 8 },
-                AxisDistribution { size_per_thread: 4, threads_per_warp: 8, warps_per_cta: 1 },
+                AxisDistribution {
+                    size_per_thread: 1,
+                    threads_per_warp: 32,
+                    warps_per_cta: 4,
+                },
+                AxisDistribution {
+                    size_per_thread: 8,
+                    threads_per_warp: 32,
+                    warps_per_cta: 8,
+                },
+                AxisDistribution {
+                    size_per_thread: 4,
+                    threads_per_warp: 8,
+                    warps_per_cta: 1,
+                },
             ] {
                 let o = ReductionOrder::blocked(len, dist);
                 let mut count = vec![0u32; len];
@@ -286,13 +299,21 @@ mod tests {
         // 8 elements, 2 per thread, 2 lanes, 2 warps: threads own {0,1} {2,3} {4,5} {6,7}.
         let o = ReductionOrder::blocked(
             8,
-            AxisDistribution { size_per_thread: 2, threads_per_warp: 2, warps_per_cta: 2 },
+            AxisDistribution {
+                size_per_thread: 2,
+                threads_per_warp: 2,
+                warps_per_cta: 2,
+            },
         );
         assert_eq!(tree(&o), "(((0+1)+(2+3))+((4+5)+(6+7)))");
         // 16 elements over 4 lanes of one warp, one per thread: repetitions fold first.
         let o = ReductionOrder::blocked(
             16,
-            AxisDistribution { size_per_thread: 1, threads_per_warp: 4, warps_per_cta: 1 },
+            AxisDistribution {
+                size_per_thread: 1,
+                threads_per_warp: 4,
+                warps_per_cta: 1,
+            },
         );
         assert_eq!(
             tree(&o),

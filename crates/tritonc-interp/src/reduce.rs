@@ -118,7 +118,9 @@ impl Program<'_> {
                 "a reduction order whose length differs from the axis",
             ));
         }
-        let block = func.region_entry(op, 0).expect("tt.reduce has a combiner region");
+        let block = func
+            .region_entry(op, 0)
+            .expect("tt.reduce has a combiner region");
         if ops.len() == 1 {
             if let Some(bop) = simple_combiner(func, block) {
                 let (mut data, outer, _, inner) = axis_major(&ops[0], axis);
@@ -171,7 +173,9 @@ impl Program<'_> {
         let func = self.func;
         let shape = ops[0].shape.clone();
         let n = shape[axis];
-        let block = func.region_entry(op, 0).expect("tt.scan has a combiner region");
+        let block = func
+            .region_entry(op, 0)
+            .expect("tt.scan has a combiner region");
         let positions: Vec<usize> = if reverse {
             (0..n).rev().collect()
         } else {
@@ -190,7 +194,10 @@ impl Program<'_> {
                     }
                 });
                 if done.is_some() {
-                    return Ok(vec![Val::new(shape, from_axis_major(&data, outer, n, inner))]);
+                    return Ok(vec![Val::new(
+                        shape,
+                        from_axis_major(&data, outer, n, inner),
+                    )]);
                 }
             }
         }
@@ -209,11 +216,14 @@ impl Program<'_> {
         for i in 0..ops.len() {
             let mut cat = slots[0][i].data.clone();
             for slot in &slots[1..] {
-                cat = cat
-                    .concat(&slot[i].data)
-                    .ok_or_else(|| RuntimeError::unsupported("a scan combiner that changes types"))?;
+                cat = cat.concat(&slot[i].data).ok_or_else(|| {
+                    RuntimeError::unsupported("a scan combiner that changes types")
+                })?;
             }
-            outs.push(Val::new(shape.clone(), from_axis_major(&cat, outer, n, inner)));
+            outs.push(Val::new(
+                shape.clone(),
+                from_axis_major(&cat, outer, n, inner),
+            ));
         }
         Ok(outs)
     }

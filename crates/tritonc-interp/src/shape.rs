@@ -38,7 +38,10 @@ pub fn broadcast(v: &Val, shape: &[usize]) -> RtResult<Val> {
         return Err(RuntimeError::unsupported("a broadcast that changes rank"));
     }
     if v.numel() == 1 {
-        return Ok(Val::new(shape.to_vec(), v.data.repeat_elem(0, shape.iter().product())));
+        return Ok(Val::new(
+            shape.to_vec(),
+            v.data.repeat_elem(0, shape.iter().product()),
+        ));
     }
     let idx = broadcast_indices(&v.shape, shape);
     Ok(Val::new(shape.to_vec(), v.data.gather(&idx)))
@@ -52,7 +55,9 @@ pub fn transpose(v: &Val, order: &[u32]) -> Val {
     let mut idx = vec![0usize; dst.len()];
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let s: usize = (0..dst.len()).map(|d| idx[d] * sstr[order[d] as usize]).sum();
+        let s: usize = (0..dst.len())
+            .map(|d| idx[d] * sstr[order[d] as usize])
+            .sum();
         out.push(s);
         for d in (0..dst.len()).rev() {
             idx[d] += 1;

@@ -21,11 +21,18 @@ fn main() {
     std::fs::write(dir.join("bench.toml"), spec).expect("write spec");
     let mut sources = SourceMap::new();
     let t = Instant::now();
-    let out = tritonc_spec::run_spec_file(&dir.join("bench.toml"), &mut sources, &InterpOptions::default())
-        .unwrap_or_else(|e| panic!("{e:?}"));
+    let out = tritonc_spec::run_spec_file(
+        &dir.join("bench.toml"),
+        &mut sources,
+        &InterpOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
     let total = t.elapsed().as_secs_f64();
     let n = 4096.0 * 8192.0;
-    println!("tritonc interpreter (incl. init, lowering): {total:.3} s, {:.1} M elements/s", n / total / 1e6);
+    println!(
+        "tritonc interpreter (incl. init, lowering): {total:.3} s, {:.1} M elements/s",
+        n / total / 1e6
+    );
     // Peer: the same math in plain Rust over the same input.
     let x = out.launch.tensors[0].values(&out.launch.memory);
     let t = Instant::now();
@@ -42,6 +49,10 @@ fn main() {
         }
     }
     let peer = t.elapsed().as_secs_f64();
-    println!("plain Rust row softmax (1 core):           {peer:.3} s, {:.1} M elements/s ({:.1}x)", n / peer / 1e6, total / peer);
+    println!(
+        "plain Rust row softmax (1 core):           {peer:.3} s, {:.1} M elements/s ({:.1}x)",
+        n / peer / 1e6,
+        total / peer
+    );
     std::hint::black_box(y);
 }

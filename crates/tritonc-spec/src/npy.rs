@@ -64,11 +64,19 @@ pub fn write(a: &NpyArray) -> Vec<u8> {
         1 => format!("({},)", a.shape[0]),
         _ => format!(
             "({})",
-            a.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+            a.shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     let extra = match a.dtype {
-        DType::BF16 | DType::F8E4M3FN | DType::F8E5M2 | DType::F8E4M3FNUZ | DType::F8E5M2FNUZ
+        DType::BF16
+        | DType::F8E4M3FN
+        | DType::F8E5M2
+        | DType::F8E4M3FNUZ
+        | DType::F8E5M2FNUZ
         | DType::F8E4M3B11FNUZ => format!(
             "'tritonc_dtype': '{}', ",
             a.dtype.triton_name().unwrap_or("?")
@@ -145,7 +153,10 @@ pub fn read(bytes: &[u8]) -> Result<NpyArray, String> {
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<usize>().map_err(|_| format!("bad shape `{shape_text}`")))
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("bad shape `{shape_text}`"))
+        })
         .collect::<Result<_, _>>()?;
     let n: usize = shape.iter().product();
     let size = dtype.size_bytes().unwrap_or(1) as usize;
@@ -190,7 +201,9 @@ mod tests {
     #[test]
     fn reads_numpy_written_header() {
         // The exact bytes numpy 2.x writes for np.arange(3, dtype='<i4').
-        let mut b = b"\x93NUMPY\x01\x00v\x00{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }".to_vec();
+        let mut b =
+            b"\x93NUMPY\x01\x00v\x00{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }"
+                .to_vec();
         while b.len() < 127 {
             b.push(b' ');
         }

@@ -146,18 +146,28 @@ impl Cx {
     fn expr(&self, v: &Val<'_>) -> Result<Expr, Diagnostic> {
         let span = self.span(v.span());
         let value = match v.get_ref() {
-            DeValue::Integer(i) => ExprValue::Int(parse_int(i.as_str(), i.radix()).ok_or_else(|| {
-                self.err(v.span(), format!("`{}` does not fit in 64 bits", i.as_str()))
-            })?),
-            DeValue::Float(f) => ExprValue::Float(parse_float(f.as_str()).ok_or_else(|| {
-                self.err(v.span(), format!("`{}` is not a float", f.as_str()))
-            })?),
+            DeValue::Integer(i) => {
+                ExprValue::Int(parse_int(i.as_str(), i.radix()).ok_or_else(|| {
+                    self.err(
+                        v.span(),
+                        format!("`{}` does not fit in 64 bits", i.as_str()),
+                    )
+                })?)
+            }
+            DeValue::Float(f) => {
+                ExprValue::Float(parse_float(f.as_str()).ok_or_else(|| {
+                    self.err(v.span(), format!("`{}` is not a float", f.as_str()))
+                })?)
+            }
             DeValue::Boolean(b) => ExprValue::Bool(*b),
             DeValue::String(s) => ExprValue::Text(s.to_string()),
             other => {
                 return Err(self.err(
                     v.span(),
-                    format!("expected a number or an expression string, found {}", other.type_str()),
+                    format!(
+                        "expected a number or an expression string, found {}",
+                        other.type_str()
+                    ),
                 ))
             }
         };
@@ -181,7 +191,10 @@ impl Cx {
                 parse_float(f.as_str()).ok_or_else(|| self.err(v.span(), "not a float"))
             }
             DeValue::String(s) => parse_float(s).ok_or_else(|| {
-                self.err(v.span(), format!("`{s}` is not a number (`inf`, `-inf` and `nan` are)"))
+                self.err(
+                    v.span(),
+                    format!("`{s}` is not a number (`inf`, `-inf` and `nan` are)"),
+                )
             }),
             _ => Err(self.err(v.span(), "expected a number")),
         }
@@ -190,21 +203,30 @@ impl Cx {
     fn str<'v>(&self, v: &'v Val<'_>) -> Result<&'v str, Diagnostic> {
         match v.get_ref() {
             DeValue::String(s) => Ok(s),
-            other => Err(self.err(v.span(), format!("expected a string, found {}", other.type_str()))),
+            other => Err(self.err(
+                v.span(),
+                format!("expected a string, found {}", other.type_str()),
+            )),
         }
     }
 
     fn bool(&self, v: &Val<'_>) -> Result<bool, Diagnostic> {
         match v.get_ref() {
             DeValue::Boolean(b) => Ok(*b),
-            other => Err(self.err(v.span(), format!("expected true or false, found {}", other.type_str()))),
+            other => Err(self.err(
+                v.span(),
+                format!("expected true or false, found {}", other.type_str()),
+            )),
         }
     }
 
     fn table<'v, 'i>(&self, v: &'v Val<'i>) -> Result<&'v DeTable<'i>, Diagnostic> {
         match v.get_ref() {
             DeValue::Table(t) => Ok(t),
-            other => Err(self.err(v.span(), format!("expected a table, found {}", other.type_str()))),
+            other => Err(self.err(
+                v.span(),
+                format!("expected a table, found {}", other.type_str()),
+            )),
         }
     }
 }
@@ -224,7 +246,9 @@ fn parse_float(s: &str) -> Option<f64> {
 }
 
 /// Entries of a table in the order written (the parser's map is sorted by key).
-fn entries<'t, 'i>(t: &'t DeTable<'i>) -> Vec<(&'t Spanned<std::borrow::Cow<'i, str>>, &'t Val<'i>)> {
+fn entries<'t, 'i>(
+    t: &'t DeTable<'i>,
+) -> Vec<(&'t Spanned<std::borrow::Cow<'i, str>>, &'t Val<'i>)> {
     let mut v: Vec<_> = t.iter().collect();
     v.sort_by_key(|(k, _)| k.span().start);
     v
@@ -232,7 +256,10 @@ fn entries<'t, 'i>(t: &'t DeTable<'i>) -> Vec<(&'t Spanned<std::borrow::Cow<'i, 
 
 /// Parses a dtype name in any of Triton's spellings (`float16`, `fp16`, `tl.float16`).
 pub fn parse_dtype(s: &str) -> Option<DType> {
-    let s = s.strip_prefix("tl.").or_else(|| s.strip_prefix("torch.")).unwrap_or(s);
+    let s = s
+        .strip_prefix("tl.")
+        .or_else(|| s.strip_prefix("torch."))
+        .unwrap_or(s);
     let alias = match s {
         "half" => "float16",
         "float" => "float32",
@@ -247,15 +274,46 @@ pub fn parse_dtype(s: &str) -> Option<DType> {
     DType::from_triton_name(alias).or_else(|| DType::from_signature_name(alias))
 }
 
-const TOP_KEYS: &[&str] = &["kernel", "name", "grid", "num_warps", "seed", "tensors", "args"];
+const TOP_KEYS: &[&str] = &[
+    "kernel",
+    "name",
+    "grid",
+    "num_warps",
+    "seed",
+    "tensors",
+    "args",
+];
 const TENSOR_KEYS: &[&str] = &[
-    "shape", "dtype", "init", "mean", "std", "low", "high", "value", "path", "special", "strides",
-    "offset", "transpose", "output", "reference", "atol", "rtol",
+    "shape",
+    "dtype",
+    "init",
+    "mean",
+    "std",
+    "low",
+    "high",
+    "value",
+    "path",
+    "special",
+    "strides",
+    "offset",
+    "transpose",
+    "output",
+    "reference",
+    "atol",
+    "rtol",
 ];
 
-fn unknown_key(cx: &Cx, key: &Spanned<std::borrow::Cow<'_, str>>, allowed: &[&str], what: &str) -> Diagnostic {
+fn unknown_key(
+    cx: &Cx,
+    key: &Spanned<std::borrow::Cow<'_, str>>,
+    allowed: &[&str],
+    what: &str,
+) -> Diagnostic {
     let mut d = cx
-        .err(key.span(), format!("unknown key `{}` in {what}", key.get_ref()))
+        .err(
+            key.span(),
+            format!("unknown key `{}` in {what}", key.get_ref()),
+        )
         .with_note(format!("known keys: {}", allowed.join(", ")));
     if let Some(best) = allowed.iter().find(|a| strsim_close(a, key.get_ref())) {
         d = d.with_help(format!("did you mean `{best}`?"));
@@ -286,8 +344,11 @@ pub fn parse(text: &str, file: FileId) -> Result<LaunchSpec, Vec<Diagnostic>> {
     let cx = Cx { file };
     let doc = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
-        vec![Diagnostic::error(codes::MALFORMED_SPEC, format!("invalid TOML: {}", e.message()))
-            .with_primary(cx.span(span), "")]
+        vec![Diagnostic::error(
+            codes::MALFORMED_SPEC,
+            format!("invalid TOML: {}", e.message()),
+        )
+        .with_primary(cx.span(span), "")]
     })?;
     let mut errors = Vec::new();
     let root = doc.get_ref();
@@ -318,8 +379,13 @@ pub fn parse(text: &str, file: FileId) -> Result<LaunchSpec, Vec<Diagnostic>> {
                 }
                 "num_warps" => {
                     let w = cx.f64(v)?;
-                    if w < 1.0 || w > 32.0 || w.fract() != 0.0 || !(w as u32).is_power_of_two() {
-                        return Err(cx.err(v.span(), "num_warps must be a power of two from 1 to 32"));
+                    if !(1.0..=32.0).contains(&w)
+                        || w.fract() != 0.0
+                        || !(w as u32).is_power_of_two()
+                    {
+                        return Err(
+                            cx.err(v.span(), "num_warps must be a power of two from 1 to 32")
+                        );
                     }
                     spec.num_warps = w as u32;
                 }
@@ -356,9 +422,12 @@ pub fn parse(text: &str, file: FileId) -> Result<LaunchSpec, Vec<Diagnostic>> {
     }
     if !have_kernel {
         errors.push(
-            Diagnostic::error(codes::MALFORMED_SPEC, "the launch spec names no kernel file")
-                .with_primary(cx.span(0..0), "")
-                .with_help("add `kernel = \"path/to/kernel.py\"`"),
+            Diagnostic::error(
+                codes::MALFORMED_SPEC,
+                "the launch spec names no kernel file",
+            )
+            .with_primary(cx.span(0..0), "")
+            .with_help("add `kernel = \"path/to/kernel.py\"`"),
         );
     }
     if spec.grid.is_empty() && have_kernel {
@@ -452,9 +521,12 @@ fn tensor(cx: &Cx, name: &str, v: &Val<'_>) -> Result<TensorSpec, Vec<Diagnostic
                 }
             },
             Ok(other) => {
-                errors.push(cx.err(i.span(), format!("unknown initializer `{other}`")).with_note(
-                    "initializers: randn, rand, randint, zeros, ones, arange, full, npy",
-                ));
+                errors.push(
+                    cx.err(i.span(), format!("unknown initializer `{other}`"))
+                        .with_note(
+                            "initializers: randn, rand, randint, zeros, ones, arange, full, npy",
+                        ),
+                );
                 Init::Zeros
             }
             Err(e) => {
@@ -470,13 +542,16 @@ fn tensor(cx: &Cx, name: &str, v: &Val<'_>) -> Result<TensorSpec, Vec<Diagnostic
                 for (k, x) in st.iter() {
                     let f = cx.f64(x).map_err(|e| errors.push(e)).unwrap_or(0.0);
                     if !(0.0..=1.0).contains(&f) {
-                        errors.push(cx.err(x.span(), "a special-value fraction is between 0 and 1"));
+                        errors
+                            .push(cx.err(x.span(), "a special-value fraction is between 0 and 1"));
                     }
                     match k.get_ref().as_ref() {
                         "nan" => specials.nan = f,
                         "inf" => specials.inf = f,
                         "neg_inf" | "-inf" => specials.neg_inf = f,
-                        _ => errors.push(unknown_key(cx, k, &["nan", "inf", "neg_inf"], "`special`")),
+                        _ => {
+                            errors.push(unknown_key(cx, k, &["nan", "inf", "neg_inf"], "`special`"))
+                        }
                     }
                 }
             }
@@ -492,11 +567,15 @@ fn tensor(cx: &Cx, name: &str, v: &Val<'_>) -> Result<TensorSpec, Vec<Diagnostic
     let output = flag("output", &mut errors);
     let strides = get("strides").and_then(|s| cx.exprs(s).map_err(|e| errors.push(e)).ok());
     let offset = get("offset").and_then(|s| cx.expr(s).map_err(|e| errors.push(e)).ok());
-    let reference = get("reference").and_then(|s| cx.str(s).map_err(|e| errors.push(e)).ok().map(String::from));
+    let reference =
+        get("reference").and_then(|s| cx.str(s).map_err(|e| errors.push(e)).ok().map(String::from));
     let atol = get("atol").and_then(|s| cx.f64(s).map_err(|e| errors.push(e)).ok());
     let rtol = get("rtol").and_then(|s| cx.f64(s).map_err(|e| errors.push(e)).ok());
     if transpose && strides.is_some() {
-        errors.push(cx.err(v.span(), format!("tensor `{name}` sets both `transpose` and `strides`")));
+        errors.push(cx.err(
+            v.span(),
+            format!("tensor `{name}` sets both `transpose` and `strides`"),
+        ));
     }
     if !errors.is_empty() {
         return Err(errors);

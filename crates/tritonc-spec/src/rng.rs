@@ -11,7 +11,10 @@ pub struct SplitMix64 {
 impl SplitMix64 {
     /// A generator from `seed`.
     pub fn new(seed: u64) -> Self {
-        SplitMix64 { state: seed, spare: None }
+        SplitMix64 {
+            state: seed,
+            spare: None,
+        }
     }
 
     /// The next 64 random bits.
@@ -56,6 +59,9 @@ mod tests {
         let xs: Vec<f64> = (0..200_000).map(|_| r.normal()).collect();
         let mean = xs.iter().sum::<f64>() / xs.len() as f64;
         let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64;
-        assert!(mean.abs() < 0.01 && (var - 1.0).abs() < 0.02, "{mean} {var}");
+        assert!(
+            mean.abs() < 0.01 && (var - 1.0).abs() < 0.02,
+            "{mean} {var}"
+        );
     }
 }

@@ -46,7 +46,8 @@ pub struct TensorArg {
 impl TensorArg {
     /// The address the kernel receives (the view's first element).
     pub fn data_ptr(&self) -> u64 {
-        self.buffer.base_address() + (self.offset * self.dtype.size_bytes().unwrap_or(1) as usize) as u64
+        self.buffer.base_address()
+            + (self.offset * self.dtype.size_bytes().unwrap_or(1) as usize) as u64
     }
 
     /// The storage indices of the view's elements, in row-major view order.
@@ -55,7 +56,14 @@ impl TensorArg {
         let mut out = Vec::with_capacity(n);
         let mut idx = vec![0usize; self.shape.len()];
         for _ in 0..n {
-            out.push(self.offset + idx.iter().zip(&self.strides).map(|(i, s)| i * s).sum::<usize>());
+            out.push(
+                self.offset
+                    + idx
+                        .iter()
+                        .zip(&self.strides)
+                        .map(|(i, s)| i * s)
+                        .sum::<usize>(),
+            );
             for d in (0..self.shape.len()).rev() {
                 idx[d] += 1;
                 if idx[d] < self.shape[d] {
@@ -69,7 +77,10 @@ impl TensorArg {
 
     /// The view's elements as typed data, in row-major view order.
     pub fn data(&self, memory: &Memory) -> tritonc_interp::Data {
-        memory.buffer(self.buffer).data().gather(&self.storage_indices())
+        memory
+            .buffer(self.buffer)
+            .data()
+            .gather(&self.storage_indices())
     }
 
     /// The view's elements widened to f64 (unsigned ints by value).
@@ -125,7 +136,11 @@ fn eval(e: &Expr, env: &MapEnv) -> Result<Constexpr, Diagnostic> {
                 }
             };
             eval_expr(&expr, env).map_err(|d| {
-                let mut out = err(codes::BAD_EXPRESSION, e.span, format!("`{t}`: {}", d.message));
+                let mut out = err(
+                    codes::BAD_EXPRESSION,
+                    e.span,
+                    format!("`{t}`: {}", d.message),
+                );
                 if let Some(h) = d.help {
                     out = out.with_help(h);
                 }
@@ -149,7 +164,8 @@ fn eval_usize(e: &Expr, env: &MapEnv, what: &str) -> Result<usize, Diagnostic> {
 /// The host object an expression sees for a tensor: `x.shape`, `x.stride`/`x.strides`,
 /// `x.dtype`, `x.numel`, `x.ndim`.
 fn host_tensor(t: &TensorArg) -> Constexpr {
-    let tuple = |v: &[usize]| Constexpr::Tuple(v.iter().map(|&d| Constexpr::Int(d as i128)).collect());
+    let tuple =
+        |v: &[usize]| Constexpr::Tuple(v.iter().map(|&d| Constexpr::Int(d as i128)).collect());
     let mut o = HostObject {
         type_name: "tensor".into(),
         ..Default::default()
@@ -158,14 +174,22 @@ fn host_tensor(t: &TensorArg) -> Constexpr {
     o.fields.insert("strides".into(), tuple(&t.strides));
     o.fields.insert("stride".into(), tuple(&t.strides));
     o.fields.insert("dtype".into(), Constexpr::dtype(t.dtype));
-    o.fields.insert("numel".into(), Constexpr::Int(t.shape.iter().product::<usize>() as i128));
-    o.fields.insert("ndim".into(), Constexpr::Int(t.shape.len() as i128));
+    o.fields.insert(
+        "numel".into(),
+        Constexpr::Int(t.shape.iter().product::<usize>() as i128),
+    );
+    o.fields
+        .insert("ndim".into(), Constexpr::Int(t.shape.len() as i128));
     Constexpr::Object(Arc::new(o))
 }
 
 fn read_file(path: &Path, span: Span) -> Result<Vec<u8>, Diagnostic> {
     std::fs::read(path).map_err(|e| {
-        err(codes::UNREADABLE_FILE, span, format!("cannot read `{}`: {e}", path.display()))
+        err(
+            codes::UNREADABLE_FILE,
+            span,
+            format!("cannot read `{}`: {e}", path.display()),
+        )
     })
 }
 
@@ -203,7 +227,11 @@ fn materialize_tensor(
     // Storage layout of the view.
     let (strides, storage_len, offset) = if t.transpose {
         if shape.len() != 2 {
-            return Err(err(codes::BAD_TENSOR, t.span, "`transpose` needs a 2-D tensor"));
+            return Err(err(
+                codes::BAD_TENSOR,
+                t.span,
+                "`transpose` needs a 2-D tensor",
+            ));
         }
         (vec![1, shape[0]], n, 0)
     } else {
@@ -229,7 +257,11 @@ fn materialize_tensor(
         let extent = if n == 0 {
             0
         } else {
-            1 + shape.iter().zip(&strides).map(|(d, s)| (d - 1) * s).sum::<usize>()
+            1 + shape
+                .iter()
+                .zip(&strides)
+                .map(|(d, s)| (d - 1) * s)
+                .sum::<usize>()
         };
         (strides, offset + extent, offset)
     };
@@ -240,25 +272,44 @@ fn materialize_tensor(
         Init::Ones => vec![1.0; storage_len],
         Init::Full(v) => vec![*v; storage_len],
         Init::Arange => (0..storage_len).map(|i| i as f64).collect(),
-        Init::Randn { mean, std } => (0..storage_len).map(|_| mean + std * rng.normal()).collect(),
-        Init::Rand { low, high } => (0..storage_len).map(|_| low + (high - low) * rng.uniform()).collect(),
+        Init::Randn { mean, std } => (0..storage_len)
+            .map(|_| mean + std * rng.normal())
+            .collect(),
+        Init::Rand { low, high } => (0..storage_len)
+            .map(|_| low + (high - low) * rng.uniform())
+            .collect(),
         Init::Randint { low, high } => {
             let span = (high - low).max(1) as u64;
-            (0..storage_len).map(|_| (*low + (rng.next_u64() % span) as i64) as f64).collect()
+            (0..storage_len)
+                .map(|_| (*low + (rng.next_u64() % span) as i64) as f64)
+                .collect()
         }
         Init::Npy(p) => {
             let path = base_dir.join(p);
             let a = crate::npy::read(&read_file(&path, t.span)?).map_err(|m| {
-                err(codes::BAD_TENSOR, t.span, format!("`{}`: {m}", path.display()))
+                err(
+                    codes::BAD_TENSOR,
+                    t.span,
+                    format!("`{}`: {m}", path.display()),
+                )
             })?;
             if a.shape != shape {
                 return Err(err(
                     codes::BAD_TENSOR,
                     t.span,
-                    format!("`{}` has shape {:?} but the tensor is {:?}", path.display(), a.shape, shape),
+                    format!(
+                        "`{}` has shape {:?} but the tensor is {:?}",
+                        path.display(),
+                        a.shape,
+                        shape
+                    ),
                 ));
             }
-            let b = Buffer { name: t.name.clone(), dtype: a.dtype, bytes: a.bytes };
+            let b = Buffer {
+                name: t.name.clone(),
+                dtype: a.dtype,
+                bytes: a.bytes,
+            };
             let logical = b.to_f64_vec();
             // Scatter the C-order file data into the view's storage positions.
             let mut v = vec![0.0; storage_len];
@@ -326,13 +377,19 @@ pub fn prepare(
     spec_path: &Path,
     sources: &mut SourceMap,
 ) -> Result<(Launch, Arc<FunctionDef>, tritonc_syntax::ast::Module), Vec<Diagnostic>> {
-    let base_dir = spec_path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let base_dir = spec_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let kernel_path = base_dir.join(&spec.kernel_file);
     let text = std::fs::read_to_string(&kernel_path).map_err(|e| {
         vec![err(
             codes::UNREADABLE_FILE,
             Span::new(spec.span.file, 0, 0),
-            format!("cannot read the kernel file `{}`: {e}", kernel_path.display()),
+            format!(
+                "cannot read the kernel file `{}`: {e}",
+                kernel_path.display()
+            ),
         )]
     })?;
     let kernel_file = sources.add(kernel_path.clone(), text.as_str());
@@ -363,7 +420,10 @@ pub fn prepare(
         return Err(vec![err(
             codes::MALFORMED_SPEC,
             spec.span,
-            format!("`{}` has no @triton.jit function `{kernel_name}`", spec.kernel_file),
+            format!(
+                "`{}` has no @triton.jit function `{kernel_name}`",
+                spec.kernel_file
+            ),
         )]);
     };
     let mut env = MapEnv::new();
@@ -395,15 +455,22 @@ pub fn prepare(
         if !def.params.iter().any(|p| &p.name.name == name) {
             let names: Vec<&str> = def.params.iter().map(|p| p.name.name.as_str()).collect();
             errors.push(
-                err(codes::ARGUMENT_MISMATCH, e.span, format!("`{kernel_name}` has no parameter `{name}`"))
-                    .with_note(format!("its parameters: {}", names.join(", "))),
+                err(
+                    codes::ARGUMENT_MISMATCH,
+                    e.span,
+                    format!("`{kernel_name}` has no parameter `{name}`"),
+                )
+                .with_note(format!("its parameters: {}", names.join(", "))),
             );
             continue;
         }
         let b = match &e.value {
-            ExprValue::Text(t) if tensors.iter().any(|x| &x.name == t) => {
-                Bound::Tensor(tensors.iter().position(|x| &x.name == t).expect("checked by any()"))
-            }
+            ExprValue::Text(t) if tensors.iter().any(|x| &x.name == t) => Bound::Tensor(
+                tensors
+                    .iter()
+                    .position(|x| &x.name == t)
+                    .expect("checked by any()"),
+            ),
             _ => match eval(e, &env) {
                 Ok(v) => {
                     env.values.insert(name.clone(), v.clone());
@@ -456,7 +523,10 @@ pub fn prepare(
                 errors.push(err(
                     codes::ARGUMENT_MISMATCH,
                     spec.span,
-                    format!("`{name}` is a tl.constexpr parameter but is given tensor `{}`", tensors[*i].name),
+                    format!(
+                        "`{name}` is a tl.constexpr parameter but is given tensor `{}`",
+                        tensors[*i].name
+                    ),
                 ));
                 continue;
             }
@@ -472,7 +542,10 @@ pub fn prepare(
             (Bound::Value(v), false) => match v {
                 Constexpr::Bool(b) => {
                     runtime_args.push(ArgValue::Int(*b as i128));
-                    ArgSpec::Scalar { dtype: DType::I1, divisibility: None }
+                    ArgSpec::Scalar {
+                        dtype: DType::I1,
+                        divisibility: None,
+                    }
                 }
                 Constexpr::Int(1) => ArgSpec::Constexpr(Constexpr::Int(1)),
                 Constexpr::Int(i) => {
@@ -484,15 +557,21 @@ pub fn prepare(
                 }
                 Constexpr::Float(f) => {
                     runtime_args.push(ArgValue::Float(*f));
-                    ArgSpec::Scalar { dtype: DType::F32, divisibility: None }
+                    ArgSpec::Scalar {
+                        dtype: DType::F32,
+                        divisibility: None,
+                    }
                 }
                 Constexpr::None => ArgSpec::Constexpr(Constexpr::None),
                 other => {
-                    errors.push(err(
-                        codes::ARGUMENT_MISMATCH,
-                        spec.span,
-                        format!("`{name}` is a runtime parameter but its value is `{other}`"),
-                    ).with_help(format!("annotate `{name}: tl.constexpr` or pass a number")));
+                    errors.push(
+                        err(
+                            codes::ARGUMENT_MISMATCH,
+                            spec.span,
+                            format!("`{name}` is a runtime parameter but its value is `{other}`"),
+                        )
+                        .with_help(format!("annotate `{name}: tl.constexpr` or pass a number")),
+                    );
                     continue;
                 }
             },
@@ -566,11 +645,12 @@ pub fn run_spec_file(
     let spec = crate::parse::parse(&text, file)?;
     let (mut launch, _def, module) = prepare(&spec, spec_path, sources)?;
     let lowered = tritonc_sema::lower_kernel(&module, &launch.kernel_name, &launch.specialization)?;
-    let function = lowered
-        .functions
-        .into_iter()
-        .next()
-        .ok_or_else(|| vec![Diagnostic::error(codes::MALFORMED_SPEC, "sema produced no function")])?;
+    let function = lowered.functions.into_iter().next().ok_or_else(|| {
+        vec![Diagnostic::error(
+            codes::MALFORMED_SPEC,
+            "sema produced no function",
+        )]
+    })?;
     let mut opts = opts.clone();
     opts.num_warps = spec.num_warps;
     let report = tritonc_interp::launch(

@@ -24,12 +24,18 @@ pub fn summarize(v: &[f64]) -> Summary {
     let finite: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
     let (min, max) = finite
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        });
     Summary {
         numel: v.len(),
         min,
         max,
-        mean: if finite.is_empty() { f64::NAN } else { finite.iter().sum::<f64>() / finite.len() as f64 },
+        mean: if finite.is_empty() {
+            f64::NAN
+        } else {
+            finite.iter().sum::<f64>() / finite.len() as f64
+        },
         nans: v.iter().filter(|x| x.is_nan()).count(),
         infs: v.iter().filter(|x| x.is_infinite()).count(),
     }
@@ -61,7 +67,12 @@ pub struct Comparison {
 
 /// Compares `got` against `want`.
 pub fn compare(got: &[f64], want: &[f64], atol: f64, rtol: f64) -> Comparison {
-    let mut c = Comparison { numel: got.len(), mismatches: 0, first: None, max_abs: 0.0 };
+    let mut c = Comparison {
+        numel: got.len(),
+        mismatches: 0,
+        first: None,
+        max_abs: 0.0,
+    };
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
         let ok = if g.is_nan() || w.is_nan() {
             g.is_nan() && w.is_nan()

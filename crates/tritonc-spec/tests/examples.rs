@@ -9,19 +9,28 @@ use tritonc_interp::InterpOptions;
 use tritonc_spec::{run_spec_file, RunOutcome, TensorArg};
 
 fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name)
 }
 
 fn run(name: &str) -> RunOutcome {
     let mut sources = SourceMap::new();
     match run_spec_file(&example(name), &mut sources, &InterpOptions::default()) {
         Ok(o) => o,
-        Err(ds) => panic!("{name}: {:#?}", ds.iter().map(|d| &d.message).collect::<Vec<_>>()),
+        Err(ds) => panic!(
+            "{name}: {:#?}",
+            ds.iter().map(|d| &d.message).collect::<Vec<_>>()
+        ),
     }
 }
 
 fn tensor<'a>(o: &'a RunOutcome, name: &str) -> &'a TensorArg {
-    o.launch.tensors.iter().find(|t| t.name == name).expect("tensor exists")
+    o.launch
+        .tensors
+        .iter()
+        .find(|t| t.name == name)
+        .expect("tensor exists")
 }
 
 fn values(o: &RunOutcome, name: &str) -> Vec<f64> {
@@ -62,7 +71,10 @@ fn softmax_matches_f64_reference() {
             // the fp16 rounding of the store: allow that rounding plus 2^-20 relative.
             let bound = f16_half_ulp(want) + want * 2f64.powi(-20) + 1e-9;
             worst = worst.max((got - want).abs() / bound);
-            assert!((got - want).abs() <= bound, "row {r} col {c}: {got} vs {want}");
+            assert!(
+                (got - want).abs() <= bound,
+                "row {r} col {c}: {got} vs {want}"
+            );
         }
     }
     assert!(worst <= 1.0);
@@ -85,7 +97,12 @@ fn cumsum_int_is_exact() {
 #[test]
 fn rms_norm_matches_f64_reference() {
     let o = run("rms_norm.toml");
-    let (x, w, y, rstd) = (values(&o, "x"), values(&o, "w"), values(&o, "y"), values(&o, "rstd"));
+    let (x, w, y, rstd) = (
+        values(&o, "x"),
+        values(&o, "w"),
+        values(&o, "y"),
+        values(&o, "rstd"),
+    );
     let cols = 4096;
     for r in 0..512 {
         let row = &x[r * cols..(r + 1) * cols];
@@ -96,7 +113,10 @@ fn rms_norm_matches_f64_reference() {
         for c in 0..cols {
             let want = row[c] * want_rstd * w[c];
             let got = y[r * cols + c];
-            assert!((got - want).abs() <= f16_half_ulp(want) + want.abs() * 4e-6 + 1e-7, "{r},{c}");
+            assert!(
+                (got - want).abs() <= f16_half_ulp(want) + want.abs() * 4e-6 + 1e-7,
+                "{r},{c}"
+            );
         }
     }
 }
@@ -108,7 +128,10 @@ fn dropout_keeps_about_half_and_scales_by_two() {
     let kept = out.iter().filter(|&&v| v != 0.0).count();
     assert!((4700..5300).contains(&kept), "{kept} of 10000 kept");
     for i in 0..x.len() {
-        assert!(out[i] == 0.0 || out[i] == (x[i] as f32 * 2.0) as f64, "element {i}");
+        assert!(
+            out[i] == 0.0 || out[i] == (x[i] as f32 * 2.0) as f64,
+            "element {i}"
+        );
     }
     // Same seed, same mask: run again.
     let again = run("dropout.toml");

@@ -7,7 +7,9 @@ use tritonc_interp::InterpOptions;
 use tritonc_spec::run_spec_file;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(format!("{name}.toml"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(format!("{name}.toml"))
 }
 
 /// Runs a fixture that must fail; returns the diagnostic and the source text of its
@@ -31,8 +33,17 @@ fn unmasked_tail_load_is_out_of_bounds() {
     assert_eq!(d.code.0, "E0601");
     assert!(text.starts_with("tl.load(x_ptr + offs)"), "{text}");
     // 1000 elements, blocks of 256: program 3 owns 768..1024; lane 232 is element 1000.
-    assert!(d.notes.iter().any(|n| n.contains("program 3") && n.contains("lane 232")), "{d:?}");
-    assert!(d.message.contains("0 bytes past the end of `x`"), "{}", d.message);
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("program 3") && n.contains("lane 232")),
+        "{d:?}"
+    );
+    assert!(
+        d.message.contains("0 bytes past the end of `x`"),
+        "{}",
+        d.message
+    );
 }
 
 #[test]
@@ -40,7 +51,12 @@ fn off_by_one_mask_reads_one_past_the_end() {
     let (d, text) = failure("off_by_one_mask", &InterpOptions::default());
     assert_eq!(d.code.0, "E0601");
     assert!(text.starts_with("tl.load"), "{text}");
-    assert!(d.notes.iter().any(|n| n.contains("program 3") && n.contains("lane 232")), "{d:?}");
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("program 3") && n.contains("lane 232")),
+        "{d:?}"
+    );
 }
 
 #[test]
@@ -49,7 +65,12 @@ fn int32_offset_wrapping_negative_lands_before_the_buffer() {
     assert_eq!(d.code.0, "E0601");
     assert!(text.starts_with("tl.load"), "{text}");
     // 2 * 2^30 wraps to -2^31 elements: 2^33 bytes before x.
-    assert!(d.message.contains("8589934592 bytes before the start of `x`"), "{}", d.message);
+    assert!(
+        d.message
+            .contains("8589934592 bytes before the start of `x`"),
+        "{}",
+        d.message
+    );
 }
 
 #[test]
@@ -57,22 +78,40 @@ fn programs_writing_one_block_race() {
     let (d, text) = failure("shared_block_store", &InterpOptions::default());
     assert_eq!(d.code.0, "E0602");
     assert!(text.starts_with("tl.store(out_ptr"), "{text}");
-    assert!(d.message.contains("write/write") && d.message.contains("program 0"), "{}", d.message);
+    assert!(
+        d.message.contains("write/write") && d.message.contains("program 0"),
+        "{}",
+        d.message
+    );
     assert!(d.notes.iter().any(|n| n.contains("program 1")), "{d:?}");
 }
 
 #[test]
 fn poisoned_masked_lanes_expose_undefined_reads() {
     let mut sources = SourceMap::new();
-    let clean = run_spec_file(&fixture("masked_sum"), &mut sources, &InterpOptions::default())
-        .expect("runs");
-    let out = clean.launch.tensors.iter().find(|t| t.name == "out").unwrap();
+    let clean = run_spec_file(
+        &fixture("masked_sum"),
+        &mut sources,
+        &InterpOptions::default(),
+    )
+    .expect("runs");
+    let out = clean
+        .launch
+        .tensors
+        .iter()
+        .find(|t| t.name == "out")
+        .unwrap();
     assert!(out.values(&clean.launch.memory)[0].is_finite());
     let opts = InterpOptions {
         poison_masked: true,
         ..InterpOptions::default()
     };
     let poisoned = run_spec_file(&fixture("masked_sum"), &mut sources, &opts).expect("runs");
-    let out = poisoned.launch.tensors.iter().find(|t| t.name == "out").unwrap();
+    let out = poisoned
+        .launch
+        .tensors
+        .iter()
+        .find(|t| t.name == "out")
+        .unwrap();
     assert!(out.values(&poisoned.launch.memory)[0].is_nan());
 }
