@@ -23,6 +23,11 @@ use crate::{error::CodegenError, module::KernelModule, target::NvptxTarget};
 ///   `llvm`, `nvvm` to the LLVM dialect in one go but has no patterns for `scf`.
 /// - `convert-gpu-to-nvvm{index-bitwidth=32}`: thread and block ids are 32-bit in PTX;
 ///   64-bit `index` would widen every address computation.
+/// - `ensure-debug-info-scope-on-llvm-func{emission-kind=DebugDirectivesOnly}` turns the
+///   ops' `file:line:col` locations into `.file`/`.loc` directives in the PTX, which map
+///   SASS and profiles back to the Python source (as Triton's PTX does). Not
+///   `LineTablesOnly`: with it NVPTX marks the target `.target sm_90, debug` and emits
+///   DWARF sections, i.e. a debug build.
 /// - `reconcile-unrealized-casts` removes the casts left between converted types.
 /// - `gpu-module-to-binary{format=isa}` runs LLVM's NVPTX back end and stores the PTX
 ///   text in a `gpu.binary` op (no ptxas: `format=isa` stops at assembly).
@@ -31,6 +36,7 @@ pub fn nvptx_pipeline(target: &NvptxTarget) -> String {
         "builtin.module(\
          nvvm-attach-target{{chip={chip} features={features} O=3}},\
          gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm{{index-bitwidth=32}}),\
+         ensure-debug-info-scope-on-llvm-func{{emission-kind=DebugDirectivesOnly}},\
          reconcile-unrealized-casts,\
          gpu-module-to-binary{{format=isa}})",
         chip = target.chip(),
@@ -79,9 +85,17 @@ impl Drop for DiagnosticSink<'_> {
     }
 }
 
-/// `file:line:col` for a source location (the Python position an op came from); MLIR's
-/// own syntax for any other kind of location.
+/// `file:line:col` for a source location (the Python position an op came from; for an
+/// op of an inlined helper, the helper's line followed by `(inlined at file:line:col)`
+/// for each call); MLIR's own syntax for any other kind of location.
 fn source_position(location: Location<'_>) -> String {
+    if location.is_call_site() {
+        return format!(
+            "{} (inlined at {})",
+            source_position(location.call_site_callee()),
+            source_position(location.call_site_caller())
+        );
+    }
     if location.is_file_line_col_range() {
         let file = location.file_line_col_range_filename();
         format!(
