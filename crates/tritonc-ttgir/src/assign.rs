@@ -122,6 +122,13 @@ fn is_elementwise(kind: &OpKind) -> bool {
     )
 }
 
+/// Whether `v`'s layout follows from its producer alone (a reduction's result is the
+/// slice of its input's layout), so no user may choose it.
+fn has_inherent_layout(func: &Function, v: Value) -> bool {
+    func.defining_op(v)
+        .is_some_and(|op| matches!(func.kind(op), OpKind::Reduce { .. }))
+}
+
 /// Whether two layouts place every element of `shape` on the same registers.
 pub fn same_on(a: &Layout, b: &Layout, shape: &[u64]) -> bool {
     a == b || matches!((a.to_linear(shape), b.to_linear(shape)), (Ok(x), Ok(y)) if x == y)
@@ -209,7 +216,10 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
             a.layouts[v.index()] = Some(layout.clone());
         }
         for &v in data.operands() {
-            if func.value_type(v).is_tensor() && a.layouts[v.index()].is_none() {
+            if func.value_type(v).is_tensor()
+                && a.layouts[v.index()].is_none()
+                && !has_inherent_layout(func, v)
+            {
                 a.layouts[v.index()] = Some(layout.clone());
             }
         }
@@ -227,7 +237,10 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
             continue;
         };
         for &v in data.operands() {
-            if !func.value_type(v).is_tensor() || a.layouts[v.index()].is_some() {
+            if !func.value_type(v).is_tensor()
+                || a.layouts[v.index()].is_some()
+                || has_inherent_layout(func, v)
+            {
                 continue;
             }
             let implied = match kind {

@@ -373,3 +373,22 @@ fn ttgir_converts_between_load_and_store_layouts() {
     assert_eq!(converted, vec!["arith.truncf", "tt.addptr"]);
     insta::assert_snapshot!(print_ttgir(&f, &a));
 }
+
+#[test]
+fn reduction_results_keep_the_slice_of_their_input() {
+    let f = fixtures::reduce_2d();
+    let a = assign_layouts(&f, 4).unwrap();
+    for op in find_ops(&f, |k| matches!(k, OpKind::Reduce { .. })) {
+        let OpKind::Reduce { axis } = *f.kind(op) else {
+            unreachable!("filtered to reductions")
+        };
+        let input = a.layout(operand(&f, op, 0)).unwrap().clone();
+        assert_eq!(a.layout(f.op(op).results()[0]), Some(&input.slice(axis)));
+    }
+    // Both results are stored in a 1-D blocked layout: one conversion each.
+    let stores = find_ops(&f, |k| matches!(k, OpKind::Store { .. }));
+    for op in stores {
+        assert!(a.conversion(op, 1).is_some());
+    }
+    insta::assert_snapshot!(print_ttgir(&f, &a));
+}

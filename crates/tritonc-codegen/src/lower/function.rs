@@ -269,36 +269,109 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         }
     }
 
-    /// `v` rebuilt in layout `to`: splats, constants and ranges are recomputed, anything
-    /// else moves through shared memory.
+    /// `v` rebuilt in layout `to`: cheap values are recomputed there
+    /// ([`Self::rematerialize`]), anything else moves through shared memory.
     fn convert(
         &mut self,
         v: tritonc_ir::Value,
         from: &Layout,
         to: &Layout,
     ) -> Result<Lowered<'c, 'a>, LowerError> {
-        let target = self.linear_of(v, to)?;
-        let n = target.num_registers() as usize;
-        if let Some(def) = self.func.defining_op(v) {
-            match self.func.kind(def).clone() {
-                OpKind::Constant(_) => {
-                    let src = self.values[&v].reg(0);
-                    return Ok(Lowered::block(vec![src; n]));
-                }
-                OpKind::Splat => {
-                    let s = self.func.op(def).operands()[0];
-                    let src = self.values[&s].reg(0);
-                    return Ok(Lowered::block(vec![src; n]));
-                }
-                OpKind::MakeRange { start, .. } => return self.make_range(start, &target),
-                _ => {}
-            }
+        if let Some(again) = self.rematerialize(v, to, 0)? {
+            return Ok(again);
         }
+        let target = self.linear_of(v, to)?;
         let source = self.linear_of(v, from)?;
         let regs = self.values[&v].regs.clone();
         let elem = self.elem_type(v)?;
         let out = self.through_shared(&regs, elem, &source, &target)?;
         Ok(Lowered::block(out))
+    }
+
+    /// `v` computed afresh in layout `to` when it is built only from constants, splats,
+    /// ranges and elementwise arithmetic on them (index and mask math, as Triton's
+    /// `remove_layout_conversions` rematerializes it); `None` otherwise.
+    fn rematerialize(
+        &mut self,
+        v: tritonc_ir::Value,
+        to: &Layout,
+        depth: u32,
+    ) -> Result<Option<Lowered<'c, 'a>>, LowerError> {
+        const MAX_DEPTH: u32 = 12;
+        if !self.func.value_type(v).is_tensor() {
+            return Ok(self.values.get(&v).cloned());
+        }
+        if let Some(done) = self.converted.get(&(v, to.clone())) {
+            return Ok(Some(done.clone()));
+        }
+        let Some(def) = self.func.defining_op(v) else {
+            return Ok(None);
+        };
+        if depth > MAX_DEPTH {
+            return Ok(None);
+        }
+        let target = self.linear_of(v, to)?;
+        let n = target.num_registers() as usize;
+        let kind = self.func.kind(def).clone();
+        let lowered = match kind {
+            OpKind::Constant(_) => match self.values.get(&v) {
+                Some(l) => Lowered::block(vec![l.reg(0); n]),
+                None => return Ok(None),
+            },
+            OpKind::Splat => {
+                let s = self.func.op(def).operands()[0];
+                match self.values.get(&s) {
+                    Some(l) => Lowered::block(vec![l.reg(0); n]),
+                    None => return Ok(None),
+                }
+            }
+            OpKind::MakeRange { start, .. } => self.make_range(start, &target)?,
+            OpKind::Binary(_)
+            | OpKind::CmpI(_)
+            | OpKind::CmpF(_)
+            | OpKind::Select
+            | OpKind::Cast { .. }
+            | OpKind::AddPtr => {
+                let shape = self.func.value_type(v).known_shape();
+                let operands = self.func.op(def).operands().to_vec();
+                let mut lowered_operands = Vec::new();
+                for o in operands {
+                    let ty = self.func.value_type(o);
+                    if ty.is_tensor() && ty.known_shape() != shape {
+                        return Ok(None);
+                    }
+                    match self.rematerialize(o, to, depth + 1)? {
+                        Some(l) => lowered_operands.push(l),
+                        None => return Ok(None),
+                    }
+                }
+                let result_ty = self.elem_type(v)?;
+                let result_dtype = self.func.value_type(v).dtype();
+                let operand_dtype = self
+                    .func
+                    .op(def)
+                    .operands()
+                    .first()
+                    .and_then(|&o| self.func.value_type(o).dtype());
+                let mut regs = Vec::with_capacity(n);
+                for i in 0..n {
+                    let args: Vec<Value<'c, 'a>> =
+                        lowered_operands.iter().map(|l| l.reg(i)).collect();
+                    regs.push(self.scalar_op(
+                        &kind,
+                        &args,
+                        result_ty,
+                        result_dtype,
+                        operand_dtype,
+                        def,
+                    )?);
+                }
+                Lowered::block(regs)
+            }
+            _ => return Ok(None),
+        };
+        self.converted.insert((v, to.clone()), lowered.clone());
+        Ok(Some(lowered))
     }
 
     pub fn make_range(

@@ -189,6 +189,11 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             return Ok(());
         }
         let out_linear = self.result_linear(results[0])?;
+        let expected = layout.slice(axis as u32).to_linear(&out_linear.shape);
+        if expected.as_ref().ok() != Some(&out_linear) {
+            return Err(self
+                .error("internal: a reduction result must have the slice of its input's layout"));
+        }
         let mut per_result: Vec<Vec<Value<'c, 'a>>> = vec![Vec::new(); n];
         for c in out_linear.register_coords() {
             let mut key = c.clone();

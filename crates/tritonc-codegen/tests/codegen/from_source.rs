@@ -88,7 +88,11 @@ fn examples_compile_to_vectorized_ptx() {
     assert!(k.ptx.contains("shfl.sync.bfly.b32"));
     assert!(!k.ptx.contains("__nv_"));
     // Line tables point at the Python source: `x = tl.load(…)` is line 30 of softmax.py.
-    assert!(k.ptx.contains(".file\t1 \"examples/softmax.py\""), "{}", k.ptx);
+    assert!(
+        k.ptx.contains(".file\t1 \"examples/softmax.py\""),
+        "{}",
+        k.ptx
+    );
     assert!(k.ptx.contains(".loc\t1 30 "), "{}", k.ptx);
 }
 

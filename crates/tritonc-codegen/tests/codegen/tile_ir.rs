@@ -51,6 +51,8 @@ fn golden_kernels() -> Vec<(&'static str, Function, u32)> {
             fixtures::softmax(DType::F32, 8192, true),
             16,
         ),
+        ("tile_reduce_2d", fixtures::reduce_2d(), 4),
+        ("tile_downcast", fixtures::downcast(), 4),
     ]
 }
 
@@ -134,6 +136,30 @@ fn softmax_fp32_with_16_warps() {
     assert_eq!(count(&k.ptx, "st.global.v4.b32"), 4);
     assert!(k.ptx.contains(".maxntid 512, 1, 1"));
     assert_eq!(k.shared_bytes, 64);
+}
+
+#[test]
+fn two_dimensional_reductions_and_conversions_lower() {
+    let k = compile(&fixtures::reduce_2d(), 90, 4);
+    // Layout [1,4] x [2,16] x [4,1]: each thread holds 2 rows x 4 columns. Row sums: 2
+    // rows x 4 lane steps, no warps; column maxima: 4 columns x 1 lane step, then the
+    // 4 warps' partials through shared memory.
+    assert_eq!(count(&k.ptx, "shfl.sync.bfly.b32"), 2 * 4 + 4, "{}", k.ptx);
+    assert!(k.ptx.contains("bar.sync"));
+    assert_eq!(
+        count(&k.ptx, "ld.global.v4.f32") + count(&k.ptx, "ld.global.v4.b32"),
+        2,
+        "{}",
+        k.ptx
+    );
+    assert!(k.shared_bytes > 0);
+    let k = compile(&fixtures::downcast(), 90, 4);
+    // fp32 in 4 per access, fp16 out 8 per access: the value crosses shared memory once
+    // (one barrier); offsets and mask are recomputed in the store's layout instead.
+    assert_eq!(count(&k.ptx, "ld.global.v4.b32"), 2, "{}", k.ptx);
+    assert_eq!(count(&k.ptx, "st.global.v4.b32"), 1, "{}", k.ptx);
+    assert_eq!(count(&k.ptx, "bar.sync"), 1, "{}", k.ptx);
+    assert_eq!(k.shared_bytes, 4096);
 }
 
 #[test]

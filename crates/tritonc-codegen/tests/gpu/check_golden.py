@@ -90,12 +90,45 @@ def check_tile_softmax(results):
             results.append((f"{stem} rows={rows} n_cols={n_cols} (max abs err {err:.2e})", close and untouched))
 
 
+def check_tile_reduce_2d(results):
+    """reduce_2d(x, row_sum, col_max): one [16, 64] fp32 tile, one program of 128 threads."""
+    kernel = cp.RawModule(path=str(GOLDEN / "tile_reduce_2d.ptx")).get_function("reduce_2d")
+    for seed in (1, 2):
+        rng = np.random.default_rng(seed)
+        x = rng.standard_normal((16, 64), dtype=np.float32)
+        row_sum = cp.zeros(16 + 4, dtype=cp.float32)
+        col_max = cp.zeros(64 + 4, dtype=cp.float32)
+        kernel((1,), (128,), (cp.asarray(x), row_sum, col_max))
+        cp.cuda.runtime.deviceSynchronize()
+        sums, maxes = cp.asnumpy(row_sum), cp.asnumpy(col_max)
+        ok = np.allclose(sums[:16], x.astype(np.float64).sum(axis=1), rtol=1e-5, atol=1e-5)
+        ok = ok and bool((maxes[:64] == x.max(axis=0)).all())
+        ok = ok and bool((sums[16:] == 0).all() and (maxes[64:] == 0).all())
+        results.append((f"tile_reduce_2d seed={seed}", ok))
+
+
+def check_tile_downcast(results):
+    """downcast(x: *fp32, out: *fp16, n: i32:16), BLOCK 1024, 128 threads."""
+    kernel = cp.RawModule(path=str(GOLDEN / "tile_downcast.ptx")).get_function("downcast")
+    for n in (16, 1040, 1 << 20):
+        rng = np.random.default_rng(n)
+        x = rng.standard_normal(n, dtype=np.float32) * 100
+        out = cp.full(n + 64, 3.0, dtype=cp.float16)
+        kernel(((n + 1023) // 1024,), (128,), (cp.asarray(x), out, np.int32(n)))
+        cp.cuda.runtime.deviceSynchronize()
+        got = cp.asnumpy(out)
+        ok = bool((got[:n] == x.astype(np.float16)).all()) and bool((got[n:] == 3.0).all())
+        results.append((f"tile_downcast n={n}", ok))
+
+
 def main():
     results = []
     check_vector_add(results)
     check_softmax_row(results)
     check_tile_vector_add(results)
     check_tile_softmax(results)
+    check_tile_reduce_2d(results)
+    check_tile_downcast(results)
     for name, ok in results:
         print(("ok    " if ok else "FAIL  ") + name)
     failed = sum(1 for _, ok in results if not ok)
