@@ -1,0 +1,224 @@
+//! The `[verify]` table of a launch spec: what the verifier may assume about a kernel
+//! (`deterministic = false`) and the overrides of its defaults (tolerances, dtypes,
+//! sizes, run counts).
+//!
+//! The launch-spec parser knows nothing of `[verify]`; [`split_verify_table`] cuts the
+//! table out of the text before the spec is parsed, replacing it with blanks of the same
+//! length so every span the spec parser reports still points at the right byte.
+
+use tritonc_diagnostics::{Diagnostic, FileId, Span};
+use tritonc_ir::DType;
+use tritonc_spec::codes;
+
+/// The verifier's settings for one spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifyConfig {
+    /// Whether repeated runs must be bitwise identical (`false` for kernels with float
+    /// atomics or locks: runs are then compared within the tolerance).
+    pub deterministic: bool,
+    /// Absolute tolerance against the interpreter, replacing the derived one.
+    pub atol: Option<f64>,
+    /// Relative tolerance against the interpreter, replacing the derived one.
+    pub rtol: Option<f64>,
+    /// Stage 2's float dtypes (default fp16, bf16, fp32).
+    pub dtypes: Vec<DType>,
+    /// Stage 3's sizes not divisible by any power-of-two block (default 127 and 33).
+    pub edge_sizes: Vec<usize>,
+    /// Stage 3: run the size variants at all (`false` when the kernel needs its sizes).
+    pub vary_sizes: bool,
+    /// Stage 4's runs (default 10).
+    pub runs: usize,
+    /// Stage 5's launches (default 200).
+    pub stress_iterations: usize,
+    /// Stage 5: how much device memory use may grow over the launches, in bytes.
+    pub stress_memory_slack: u64,
+}
+
+impl Default for VerifyConfig {
+    fn default() -> Self {
+        VerifyConfig {
+            deterministic: true,
+            atol: None,
+            rtol: None,
+            dtypes: vec![DType::F16, DType::BF16, DType::F32],
+            edge_sizes: vec![127, 33],
+            vary_sizes: true,
+            runs: 10,
+            stress_iterations: 200,
+            stress_memory_slack: 1 << 20,
+        }
+    }
+}
+
+/// The keys `[verify]` accepts.
+const KEYS: &[&str] = &[
+    "deterministic",
+    "atol",
+    "rtol",
+    "dtypes",
+    "edge_sizes",
+    "vary_sizes",
+    "runs",
+    "stress_iterations",
+    "stress_memory_slack",
+];
+
+/// Splits a spec's text into the text for the launch-spec parser (with the `[verify]`
+/// table blanked out, byte offsets unchanged) and the parsed `[verify]` settings.
+/// `file` is the spec's id, for the spans of errors.
+pub fn split_verify_table(
+    text: &str,
+    file: FileId,
+) -> Result<(String, VerifyConfig), Vec<Diagnostic>> {
+    let mut masked = String::with_capacity(text.len());
+    let mut table = String::new();
+    let mut table_start = None;
+    let mut inside = false;
+    let mut offset = 0usize;
+    for line in text.split_inclusive('\n') {
+        let head = line.trim_start();
+        if head.starts_with('[') {
+            let name = head
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim();
+            inside = name == "verify" || name.starts_with("verify.");
+            if inside && table_start.is_none() {
+                table_start = Some(offset);
+            }
+        }
+        if inside {
+            table.push_str(line);
+            // Keep the line breaks so line numbers stay right; blank everything else.
+            masked.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+            // Multi-byte characters become one space each: pad to the same byte length.
+            let lost = line.len() - line.chars().count();
+            masked.extend(std::iter::repeat_n(' ', lost));
+        } else {
+            masked.push_str(line);
+        }
+        offset += line.len();
+    }
+    let Some(start) = table_start else {
+        return Ok((masked, VerifyConfig::default()));
+    };
+    let span = Span::new(file, start as u32, (start + table.len()) as u32);
+    let error =
+        |msg: String| vec![Diagnostic::error(codes::MALFORMED_SPEC, msg).with_primary(span, "")];
+    let doc: toml::Table = table.parse().map_err(|e: toml::de::Error| {
+        error(format!("invalid `[verify]` table: {}", e.message()))
+    })?;
+    let Some(toml::Value::Table(t)) = doc.get("verify") else {
+        return Err(error("`[verify]` must be a table".into()));
+    };
+    parse_config(t).map(|c| (masked, c)).map_err(error)
+}
+
+/// Reads the `[verify]` keys.
+fn parse_config(t: &toml::Table) -> Result<VerifyConfig, String> {
+    let mut c = VerifyConfig::default();
+    for (k, v) in t {
+        let number = |v: &toml::Value| -> Result<f64, String> {
+            match v {
+                toml::Value::Integer(i) => Ok(*i as f64),
+                toml::Value::Float(f) if *f >= 0.0 => Ok(*f),
+                _ => Err(format!("`{k}` must be a non-negative number")),
+            }
+        };
+        let count = |v: &toml::Value| -> Result<usize, String> {
+            match v {
+                toml::Value::Integer(i) if *i >= 1 => Ok(*i as usize),
+                _ => Err(format!("`{k}` must be a positive integer")),
+            }
+        };
+        match k.as_str() {
+            "deterministic" | "vary_sizes" => {
+                let b = v
+                    .as_bool()
+                    .ok_or_else(|| format!("`{k}` must be true or false"))?;
+                if k == "deterministic" {
+                    c.deterministic = b;
+                } else {
+                    c.vary_sizes = b;
+                }
+            }
+            "atol" => c.atol = Some(number(v)?),
+            "rtol" => c.rtol = Some(number(v)?),
+            "runs" => c.runs = count(v)?.max(2),
+            "stress_iterations" => c.stress_iterations = count(v)?,
+            "stress_memory_slack" => c.stress_memory_slack = number(v)? as u64,
+            "dtypes" => {
+                let items = v
+                    .as_array()
+                    .ok_or("`dtypes` must be an array of dtype names")?;
+                c.dtypes = items
+                    .iter()
+                    .map(|d| {
+                        d.as_str()
+                            .and_then(tritonc_spec::parse::parse_dtype)
+                            .filter(|d| d.is_float())
+                            .ok_or_else(|| format!("`{d}` is not a float dtype"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "edge_sizes" => {
+                let items = v
+                    .as_array()
+                    .ok_or("`edge_sizes` must be an array of sizes")?;
+                c.edge_sizes = items.iter().map(count).collect::<Result<_, _>>()?;
+            }
+            other => {
+                return Err(format!(
+                    "unknown key `{other}` in `[verify]`; the keys are: {}",
+                    KEYS.join(", ")
+                ))
+            }
+        }
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = "kernel = \"k.py\"\ngrid = [1]\n\n[verify]\ndeterministic = false\nrtol = 1e-3\ndtypes = [\"fp16\", \"float32\"]\n\n[args]\nn = 3\n";
+
+    #[test]
+    fn the_verify_table_is_blanked_with_offsets_kept() {
+        let (masked, cfg) = split_verify_table(SPEC, FileId(0)).expect("valid");
+        assert_eq!(masked.len(), SPEC.len());
+        assert_eq!(masked.lines().count(), SPEC.lines().count());
+        assert!(!masked.contains("verify"));
+        // What follows the table is untouched, at the same offset.
+        let args = SPEC.find("[args]").expect("present");
+        assert_eq!(&masked[args..], &SPEC[args..]);
+        assert!(!cfg.deterministic);
+        assert_eq!(cfg.rtol, Some(1e-3));
+        assert_eq!(cfg.atol, None);
+        assert_eq!(cfg.dtypes, vec![DType::F16, DType::F32]);
+    }
+
+    #[test]
+    fn a_spec_without_the_table_gets_the_defaults() {
+        let text = "kernel = \"k.py\"\n";
+        let (masked, cfg) = split_verify_table(text, FileId(0)).expect("valid");
+        assert_eq!(masked, text);
+        assert_eq!(cfg, VerifyConfig::default());
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_point_at_the_table() {
+        let text = "kernel = \"k.py\"\n[verify]\ndeterministc = false\n";
+        let errs = split_verify_table(text, FileId(0)).expect_err("unknown key");
+        assert!(errs[0].message.contains("unknown key `deterministc`"));
+        let span = errs[0].primary_span().expect("has a span");
+        assert_eq!(span.start as usize, text.find("[verify]").expect("present"));
+
+        let bad = "[verify]\ndtypes = [\"int32\"]\n";
+        let errs = split_verify_table(bad, FileId(0)).expect_err("not a float dtype");
+        assert!(errs[0].message.contains("not a float dtype"));
+    }
+}

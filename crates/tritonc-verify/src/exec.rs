@@ -1,0 +1,222 @@
+//! Running a case: the prepared launch, the [`Executor`] interface every device
+//! implements, and the interpreter as an executor (the oracle, and the stand-in device
+//! of GPU-free tests).
+
+use std::path::Path;
+
+use tritonc_diagnostics::{Diagnostic, SourceMap};
+use tritonc_interp::{Buffer, InterpOptions, Memory, RuntimeErrorKind};
+use tritonc_ir::Function;
+use tritonc_spec::{Launch, LaunchSpec, TensorArg};
+
+use crate::compare::OutputTensor;
+
+/// A case ready to launch: the materialized tensors (initial memory), the arguments,
+/// the specialization and the kernel's tile IR for it.
+pub struct PreparedCase {
+    /// The launch, with memory as it is before the kernel runs.
+    pub launch: Launch,
+    /// The kernel lowered for `launch.specialization`.
+    pub function: Function,
+    /// Warps per program.
+    pub num_warps: u32,
+}
+
+impl PreparedCase {
+    /// Materializes `spec` (whose file is `spec_path`, for relative paths) and lowers the
+    /// kernel for the resulting specialization. The kernel file is added to `sources`.
+    pub fn prepare(
+        spec: &LaunchSpec,
+        spec_path: &Path,
+        sources: &mut SourceMap,
+    ) -> Result<PreparedCase, Vec<Diagnostic>> {
+        let (launch, _def, module) = tritonc_spec::prepare(spec, spec_path, sources)?;
+        let lowered =
+            tritonc_sema::lower_kernel(&module, &launch.kernel_name, &launch.specialization)?;
+        let function = match lowered.function(&launch.kernel_name) {
+            Some(f) => f.clone(),
+            None => lowered.functions.into_iter().next().ok_or_else(|| {
+                vec![Diagnostic::error(
+                    tritonc_spec::codes::MALFORMED_SPEC,
+                    format!("sema produced no function for `{}`", launch.kernel_name),
+                )]
+            })?,
+        };
+        Ok(PreparedCase {
+            launch,
+            function,
+            num_warps: spec.num_warps,
+        })
+    }
+
+    /// The output tensors' values in `memory` (the case's memory after a run).
+    pub fn outputs_in(&self, memory: &Memory) -> Vec<OutputTensor> {
+        self.launch
+            .tensors
+            .iter()
+            .filter(|t| t.output)
+            .map(|t| output_tensor(t, t.values(memory)))
+            .collect()
+    }
+
+    /// The output tensors decoded from raw buffer bytes (`bytes_of(buffer index)`), as a
+    /// device hands them back.
+    pub fn outputs_from_bytes(&self, bytes_of: impl Fn(usize) -> Vec<u8>) -> Vec<OutputTensor> {
+        self.launch
+            .tensors
+            .iter()
+            .filter(|t| t.output)
+            .map(|t| {
+                let buffer = Buffer {
+                    name: t.name.clone(),
+                    dtype: t.dtype,
+                    bytes: bytes_of(t.buffer.0 as usize),
+                };
+                let all = buffer.to_f64_vec();
+                let values = t
+                    .storage_indices()
+                    .into_iter()
+                    .map(|i| all.get(i).copied().unwrap_or(f64::NAN))
+                    .collect();
+                output_tensor(t, values)
+            })
+            .collect()
+    }
+}
+
+fn output_tensor(t: &TensorArg, values: Vec<f64>) -> OutputTensor {
+    OutputTensor {
+        name: t.name.clone(),
+        dtype: t.dtype,
+        shape: t.shape.clone(),
+        values,
+    }
+}
+
+/// Why an executor produced no result.
+#[derive(Debug, Clone)]
+pub struct ExecError {
+    /// What kind of failure.
+    pub kind: ExecErrorKind,
+    /// The message.
+    pub message: String,
+    /// A diagnostic with source spans (interpreter errors), when there is one.
+    pub diagnostic: Option<Diagnostic>,
+}
+
+/// The kinds of [`ExecError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExecErrorKind {
+    /// No GPU, no driver, out of device memory: nothing can run (exit 3).
+    Unavailable,
+    /// The launch was refused before it reached the device: no variant accepts the
+    /// arguments, or the bundle does not fit the device (exit 2 for `run`).
+    Refused,
+    /// The interpreter found a data race.
+    Race,
+    /// The kernel failed: an out-of-bounds access, a driver error, a fault.
+    Failed,
+}
+
+impl ExecError {
+    /// An error of `kind`.
+    pub fn new(kind: ExecErrorKind, message: impl Into<String>) -> ExecError {
+        ExecError {
+            kind,
+            message: message.into(),
+            diagnostic: None,
+        }
+    }
+}
+
+/// What a device reports about a series of runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunStats {
+    /// Device memory in use after the first run and after the last, in bytes.
+    pub memory_used: Option<(u64, u64)>,
+    /// Something worth reporting (e.g. why the cubin was not loaded).
+    pub note: Option<String>,
+}
+
+/// Something that runs a prepared case: the GPU, or the interpreter.
+pub trait Executor {
+    /// What it is, for reports (`NVIDIA H200 (sm_90)`, `interpreter`).
+    fn describe(&mut self) -> String;
+
+    /// Runs `case` `runs` times, each from the case's initial memory, and hands the
+    /// outputs of run `i` to `each(i, outputs)`.
+    fn run(
+        &mut self,
+        case: &PreparedCase,
+        runs: usize,
+        each: &mut dyn FnMut(usize, Vec<OutputTensor>),
+    ) -> Result<RunStats, ExecError>;
+}
+
+/// The CPU interpreter as an executor.
+#[derive(Debug, Clone)]
+pub struct InterpreterExecutor {
+    /// The interpreter's options (`num_warps` is taken from each case).
+    pub options: InterpOptions,
+}
+
+impl InterpreterExecutor {
+    /// The interpreter with masked lanes poisoned or not, and race detection on or off.
+    pub fn new(poison_masked: bool, detect_races: bool) -> Self {
+        InterpreterExecutor {
+            options: InterpOptions {
+                poison_masked,
+                detect_races,
+                ..InterpOptions::default()
+            },
+        }
+    }
+
+    /// One run: the outputs, or the interpreter's error.
+    pub fn run_once(&self, case: &PreparedCase) -> Result<Vec<OutputTensor>, ExecError> {
+        let mut memory = case.launch.memory.clone();
+        let mut options = self.options.clone();
+        options.num_warps = case.num_warps;
+        tritonc_interp::launch(
+            &case.function,
+            &case.launch.runtime_args,
+            case.launch.grid,
+            &mut memory,
+            &options,
+        )
+        .map_err(|e| {
+            let diagnostic = e.to_diagnostic();
+            ExecError {
+                kind: match e.kind {
+                    RuntimeErrorKind::Race { .. } => ExecErrorKind::Race,
+                    _ => ExecErrorKind::Failed,
+                },
+                message: format!("{}: {}", e.code().0, diagnostic.message),
+                diagnostic: Some(diagnostic),
+            }
+        })?;
+        Ok(case.outputs_in(&memory))
+    }
+}
+
+impl Executor for InterpreterExecutor {
+    fn describe(&mut self) -> String {
+        if self.options.poison_masked {
+            "interpreter (masked lanes poisoned)".into()
+        } else {
+            "interpreter".into()
+        }
+    }
+
+    fn run(
+        &mut self,
+        case: &PreparedCase,
+        runs: usize,
+        each: &mut dyn FnMut(usize, Vec<OutputTensor>),
+    ) -> Result<RunStats, ExecError> {
+        for i in 0..runs {
+            each(i, self.run_once(case)?);
+        }
+        Ok(RunStats::default())
+    }
+}

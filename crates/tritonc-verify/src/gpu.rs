@@ -1,0 +1,268 @@
+//! The GPU as an executor: buffers uploaded byte for byte, arguments built from the
+//! launch's specialization, the variant chosen by the runtime's launch-time checks, and
+//! the outputs copied back.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use tritonc_bundle::{list_bundle_dirs, Bundle, ConstValue};
+use tritonc_interp::{ArgValue, BufferId};
+use tritonc_ir::DType;
+use tritonc_runtime::{select_variant, Arg, Device, DeviceBuffer, DevicePtr, Grid, Kernel};
+use tritonc_sema::{ArgSpec, Constexpr};
+
+use crate::compare::OutputTensor;
+use crate::exec::{ExecError, ExecErrorKind, Executor, PreparedCase, RunStats};
+
+/// Where the GPU executor gets compiled variants of a case's kernel.
+pub trait BundleSource {
+    /// The bundles that may run `case` (the runtime picks the one whose assumptions
+    /// hold, or refuses).
+    fn bundles_for(&mut self, case: &PreparedCase) -> Result<Vec<Bundle>, String>;
+}
+
+/// Bundles read from a directory (`tritonc compile -o DIR`).
+#[derive(Debug, Clone)]
+pub struct BundleDir {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Every bundle in it.
+    pub bundles: Vec<Bundle>,
+}
+
+impl BundleDir {
+    /// Reads every bundle directly under `dir` (or `dir` itself when it is a bundle).
+    pub fn read(dir: &Path) -> Result<BundleDir, String> {
+        let dirs = if dir.join(tritonc_bundle::META_FILE).is_file() {
+            vec![dir.to_path_buf()]
+        } else {
+            list_bundle_dirs(dir).map_err(|e| e.to_string())?
+        };
+        let bundles = dirs
+            .iter()
+            .map(|d| Bundle::read_dir(d).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(BundleDir {
+            dir: dir.to_path_buf(),
+            bundles,
+        })
+    }
+}
+
+impl BundleSource for BundleDir {
+    fn bundles_for(&mut self, case: &PreparedCase) -> Result<Vec<Bundle>, String> {
+        let name = &case.launch.kernel_name;
+        let found: Vec<Bundle> = self
+            .bundles
+            .iter()
+            .filter(|b| &b.meta.key.kernel == name && b.meta.num_warps == case.num_warps)
+            .cloned()
+            .collect();
+        if found.is_empty() {
+            return Err(format!(
+                "`{}` holds no bundle of `{name}` with num_warps = {}; compile one with \
+                 `tritonc compile --spec SPEC -o {}`",
+                self.dir.display(),
+                case.num_warps,
+                self.dir.display()
+            ));
+        }
+        Ok(found)
+    }
+}
+
+/// The launch arguments of `case`, positional over the kernel's source parameters,
+/// with each tensor at `base(buffer) + offset`: the device address of the buffer the
+/// interpreter calls `buffer`. No device is needed, so the launch-time checks can be
+/// tested anywhere.
+pub fn launch_args(
+    case: &PreparedCase,
+    base: impl Fn(BufferId) -> u64,
+) -> Result<Vec<Arg>, String> {
+    let launch = &case.launch;
+    let mut runtime = launch.runtime_args.iter();
+    let mut args = Vec::with_capacity(launch.specialization.params.len());
+    for (name, spec) in &launch.specialization.params {
+        let arg = match spec {
+            ArgSpec::Pointer { pointee, .. } => {
+                let Some(ArgValue::Ptr(addr)) = runtime.next() else {
+                    return Err(format!("`{name}`: expected a tensor argument"));
+                };
+                let t = launch
+                    .tensors
+                    .iter()
+                    .find(|t| t.data_ptr() == *addr)
+                    .ok_or_else(|| format!("`{name}`: no tensor at {addr:#x}"))?;
+                let offset = addr - t.buffer.base_address();
+                let len = launch.memory.buffer(t.buffer).bytes.len() as u64;
+                Arg::Pointer(DevicePtr {
+                    addr: base(t.buffer) + offset,
+                    dtype: *pointee,
+                    bytes: len.saturating_sub(offset),
+                })
+            }
+            ArgSpec::Scalar { dtype, .. } => match runtime.next() {
+                Some(ArgValue::Int(i)) if *dtype == DType::I1 => Arg::Bool(*i != 0),
+                Some(ArgValue::Int(i)) => Arg::Int(
+                    i64::try_from(*i)
+                        .or_else(|_| u64::try_from(*i).map(|u| u as i64))
+                        .map_err(|_| format!("`{name}`: {i} does not fit in 64 bits"))?,
+                ),
+                Some(ArgValue::Float(f)) => Arg::Float(*f),
+                _ => return Err(format!("`{name}`: expected a scalar argument")),
+            },
+            ArgSpec::Constexpr(c) => match c {
+                Constexpr::Int(i) => i64::try_from(*i).map(Arg::Int).unwrap_or(Arg::AsCompiled),
+                Constexpr::Float(f) => Arg::Float(*f),
+                Constexpr::Bool(b) => Arg::Bool(*b),
+                other => ConstValue::from_constexpr(other)
+                    .map(Arg::Const)
+                    .unwrap_or(Arg::AsCompiled),
+            },
+        };
+        args.push(arg);
+    }
+    Ok(args)
+}
+
+/// The launch grid of a case.
+pub fn grid(case: &PreparedCase) -> Grid {
+    let [x, y, z] = case.launch.grid;
+    Grid::xyz(x, y, z)
+}
+
+/// Runs cases on a CUDA GPU.
+pub struct GpuExecutor<S: BundleSource> {
+    device: Option<Device>,
+    ordinal: usize,
+    source: S,
+    kernels: HashMap<String, Kernel>,
+}
+
+impl<S: BundleSource> GpuExecutor<S> {
+    /// An executor for GPU `ordinal`, taking bundles from `source`. The device is opened
+    /// at the first run (or by [`GpuExecutor::open`]).
+    pub fn new(ordinal: usize, source: S) -> Self {
+        GpuExecutor {
+            device: None,
+            ordinal,
+            source,
+            kernels: HashMap::new(),
+        }
+    }
+
+    /// Opens the device now (no GPU, no driver: [`ExecErrorKind::Unavailable`]).
+    pub fn open(&mut self) -> Result<&Device, ExecError> {
+        if self.device.is_none() {
+            let dev = Device::open(self.ordinal).map_err(|e| runtime_error(&e))?;
+            self.device = Some(dev);
+        }
+        Ok(self.device.as_ref().expect("opened just above"))
+    }
+}
+
+/// A runtime error as an executor error, by the runtime's exit code.
+fn runtime_error(e: &tritonc_runtime::RuntimeError) -> ExecError {
+    let kind = match e.exit_code() {
+        3 => ExecErrorKind::Unavailable,
+        2 => ExecErrorKind::Refused,
+        _ => ExecErrorKind::Failed,
+    };
+    ExecError::new(kind, e.to_string())
+}
+
+impl<S: BundleSource> Executor for GpuExecutor<S> {
+    fn describe(&mut self) -> String {
+        match self.open() {
+            Ok(d) => {
+                let (major, minor) = d.compute_capability();
+                format!("{} (sm_{major}{minor})", d.name())
+            }
+            Err(e) => format!("no GPU: {}", e.message),
+        }
+    }
+
+    fn run(
+        &mut self,
+        case: &PreparedCase,
+        runs: usize,
+        each: &mut dyn FnMut(usize, Vec<OutputTensor>),
+    ) -> Result<RunStats, ExecError> {
+        let device = self.open()?.clone();
+        let rt = |e: tritonc_runtime::RuntimeError| runtime_error(&e);
+        // Buffers byte for byte; the dtype is put back on the pointer arguments.
+        let host: Vec<&[u8]> = case
+            .launch
+            .memory
+            .buffers()
+            .iter()
+            .map(|b| b.bytes.as_slice())
+            .collect();
+        let buffers: Vec<DeviceBuffer> = host
+            .iter()
+            .map(|bytes| device.upload::<u8>(bytes))
+            .collect::<Result<_, _>>()
+            .map_err(rt)?;
+        let args = launch_args(case, |id| buffers[id.0 as usize].ptr().addr)
+            .map_err(|m| ExecError::new(ExecErrorKind::Failed, m))?;
+        let bundles = self
+            .source
+            .bundles_for(case)
+            .map_err(|m| ExecError::new(ExecErrorKind::Refused, m))?;
+        let chosen =
+            select_variant(&bundles, &args, Some(device.compute_capability())).map_err(rt)?;
+        let bundle = &bundles[chosen];
+        let cache_key = format!("{}-{}", bundle.meta.key_hash, bundle.meta.target);
+        if !self.kernels.contains_key(&cache_key) {
+            let kernel = device.load(bundle).map_err(rt)?;
+            self.kernels.insert(cache_key.clone(), kernel);
+        }
+        let kernel = &self.kernels[&cache_key];
+        let mut stats = RunStats {
+            note: kernel
+                .cubin_error()
+                .map(|e| format!("cubin not loaded, PTX used: {e}")),
+            ..RunStats::default()
+        };
+        let mut prepared = kernel.prepare(grid(case), &args).map_err(rt)?;
+        let used = |d: &Device| d.memory_info().ok().map(|(free, total)| total - free);
+        let mut first_used = None;
+        for i in 0..runs {
+            if i > 0 {
+                for (buf, bytes) in buffers.iter().zip(&host) {
+                    buf.copy_from_host::<u8>(bytes).map_err(rt)?;
+                }
+            }
+            prepared.launch().map_err(rt)?;
+            device.synchronize().map_err(rt)?;
+            let downloaded: Vec<Option<Vec<u8>>> = buffers
+                .iter()
+                .enumerate()
+                .map(|(b, buf)| {
+                    let wanted = case
+                        .launch
+                        .tensors
+                        .iter()
+                        .any(|t| t.output && t.buffer.0 as usize == b);
+                    if wanted {
+                        buf.to_vec::<u8>().map(Some)
+                    } else {
+                        Ok(None)
+                    }
+                })
+                .collect::<Result<_, _>>()
+                .map_err(rt)?;
+            each(
+                i,
+                case.outputs_from_bytes(|b| downloaded[b].clone().unwrap_or_default()),
+            );
+            if i == 0 {
+                first_used = used(&device);
+            }
+        }
+        if let (Some(first), Some(last)) = (first_used, used(&device)) {
+            stats.memory_used = Some((first, last));
+        }
+        Ok(stats)
+    }
+}
