@@ -20,10 +20,12 @@
 pub mod builtins;
 pub mod codes;
 pub mod constexpr;
+pub mod generic;
 pub mod lower;
 pub mod meta;
 pub mod promote;
 pub mod spec;
+pub mod symbolic;
 pub mod value;
 
 pub use codes::codes;

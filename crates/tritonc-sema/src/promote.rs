@@ -301,6 +301,9 @@ pub fn check_binary(a: Operand, b: Operand, div_or_mod: bool) -> Result<DType, P
 /// The typing of `a op b` for non-pointer operands, exactly as Triton 3.6 types it.
 pub fn promote_binary(op: BinaryKind, a: Operand, b: Operand) -> Result<Promotion, PromoteError> {
     use BinaryKind::*;
+    if let Some(p) = crate::symbolic::promote_with_vars(op, a, b) {
+        return Ok(p);
+    }
     let (a, b) = match op {
         // Comparisons turn Python numbers into tensors first (`to_tensor`), so rule 0 of
         // `computation_type_impl` never applies to them.
@@ -371,6 +374,10 @@ pub fn promote_binary(op: BinaryKind, a: Operand, b: Operand) -> Result<Promotio
 /// The result dtype of a reduction over `d` (Triton 3.6 `standard.py`).
 pub fn reduction_result(reduction: &str, d: DType) -> Result<DType, PromoteError> {
     use DType::*;
+    if d.is_var() {
+        // Widening depends on the unknown dtype; the index reductions do not.
+        return Ok(if reduction.starts_with("arg") { I32 } else { d });
+    }
     let narrow_int = d.is_int() && d.bitwidth().unwrap_or(64) < 32;
     Ok(match reduction {
         "sum" | "cumsum" => {
@@ -424,6 +431,10 @@ pub fn reduction_result(reduction: &str, d: DType) -> Result<DType, PromoteError
 /// Which dtypes an elementwise math builtin accepts, and its result (`None`: not modelled).
 pub fn math_result(func: &str, d: DType) -> Option<Result<DType, PromoteError>> {
     use DType::*;
+    if d.is_var() {
+        // Whether `d` is an accepted float is an assumption of generic analysis.
+        return Some(Ok(d));
+    }
     let only = |allowed: &[DType]| -> Result<DType, PromoteError> {
         if allowed.contains(&d) {
             Ok(d)

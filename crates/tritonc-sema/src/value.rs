@@ -40,6 +40,47 @@ pub enum Constexpr {
     /// A host object with named fields (a launch-spec tensor's `shape`, a heuristics
     /// `args` dict): read with `.field` or `["field"]`.
     Object(Arc<HostObject>),
+    /// A value generic analysis does not know: a constexpr parameter no signature fixes,
+    /// an expression over one, or what code tritonc cannot see returns.
+    Symbolic(Arc<Symbolic>),
+}
+
+/// What generic analysis knows about a value it does not know (see [`Constexpr::Symbolic`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Symbolic {
+    /// How the value reads: a parameter (`BLOCK`) or an expression over some (`BLOCK // 2`).
+    pub name: Arc<str>,
+    /// What kind of value it is, as far as known.
+    pub kind: SymbolicKind,
+    /// The values it may take (from autotune configs); empty when unconstrained.
+    pub candidates: Vec<Constexpr>,
+}
+
+/// The kind of a [`Symbolic`] value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymbolicKind {
+    /// A Python int (a block size, a count).
+    Int,
+    /// A Python bool (a flag).
+    Bool,
+    /// A Python float.
+    Float,
+    /// A dtype object.
+    DType,
+    /// Anything: a constexpr of unknown type, or the result of opaque code (which may even
+    /// be a runtime value).
+    Any,
+}
+
+impl Symbolic {
+    /// An unknown value of `kind` read as `name`.
+    pub fn constexpr(name: impl Into<Arc<str>>, kind: SymbolicKind) -> Constexpr {
+        Constexpr::Symbolic(Arc::new(Symbolic {
+            name: name.into(),
+            kind,
+            candidates: Vec::new(),
+        }))
+    }
 }
 
 /// A reference to an `@jit` function.
@@ -90,6 +131,13 @@ impl Constexpr {
             Constexpr::Module(_) => "module",
             Constexpr::BoundMethod(..) => "method",
             Constexpr::Object(o) => &o.type_name,
+            Constexpr::Symbolic(s) => match s.kind {
+                SymbolicKind::Int => "int",
+                SymbolicKind::Bool => "bool",
+                SymbolicKind::Float => "float",
+                SymbolicKind::DType => "dtype",
+                SymbolicKind::Any => "unknown",
+            },
         }
     }
 
@@ -126,7 +174,16 @@ impl Constexpr {
         }
     }
 
-    /// Python truthiness.
+    /// The symbolic value, if this is one.
+    pub fn as_symbolic(&self) -> Option<&Symbolic> {
+        match self {
+            Constexpr::Symbolic(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Python truthiness (a [`Constexpr::Symbolic`] value has none: callers in generic
+    /// mode check [`Constexpr::as_symbolic`] first; here it counts as true).
     pub fn truthy(&self) -> bool {
         match self {
             Constexpr::None => false,
@@ -227,6 +284,7 @@ impl fmt::Display for Constexpr {
                 }
                 f.write_str(">")
             }
+            Constexpr::Symbolic(s) => f.write_str(&s.name),
         }
     }
 }

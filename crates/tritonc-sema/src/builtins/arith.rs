@@ -64,6 +64,15 @@ pub fn to_tensor(
             let d = promote::literal_dtype(op).map_err(|e| err(e.code, span, e.message))?;
             constant(cx, &c, d, span)
         }
+        SemaValue::Const(Constexpr::Symbolic(s)) if crate::generic::active() => {
+            crate::generic::materialize(cx, &s, span).ok_or_else(|| {
+                err(
+                    codes::INVALID_OPERAND,
+                    span,
+                    format!("expected a tensor or a number, got the dtype `{}`", s.name),
+                )
+            })
+        }
         other => Err(err(
             codes::INVALID_OPERAND,
             span,
@@ -81,6 +90,10 @@ pub fn to_tensor_as(
 ) -> Result<TensorValue, Diagnostic> {
     match v {
         SemaValue::Const(c) if c.is_number() => constant(cx, &c, dtype, span),
+        SemaValue::Const(Constexpr::Symbolic(s)) if crate::generic::active() => {
+            let ty = Type::Scalar(dtype);
+            Ok(crate::generic::placeholder(cx, &s.name, ty, span))
+        }
         other => {
             let t = to_tensor(cx, other, span)?;
             cast(cx, t, dtype, span)
@@ -117,6 +130,22 @@ pub fn cast_rounded(
             format!("cannot convert a pointer `{}` to `{to}` by value", t.ty),
         ));
     };
+    if from.is_var() || to.is_var() {
+        // A conversion from or to an unknown dtype: its op depends on the dtypes.
+        if from == to {
+            return Ok(t);
+        }
+        let ty = with_elem(&t.ty, to);
+        let id = cx.builder(span).extern_elementwise(
+            &[t.id],
+            ty.clone(),
+            crate::generic::GENERIC_LIBNAME,
+            "",
+            "convert",
+            true,
+        );
+        return Ok(TensorValue { id, ty });
+    }
     if from == to {
         return Ok(t);
     }
@@ -203,25 +232,46 @@ pub fn broadcast_to_shape(
     shape: &[u64],
     span: Span,
 ) -> Result<TensorValue, Diagnostic> {
+    let dims: Vec<Dim> = shape.iter().map(|&d| Dim::Known(d)).collect();
+    broadcast_to_dims(cx, t, &dims, span)
+}
+
+/// [`broadcast_to_shape`] to dims that may be symbolic (generic analysis).
+pub fn broadcast_to_dims(
+    cx: &mut LowerCx<'_>,
+    t: TensorValue,
+    shape: &[Dim],
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
     if shape.is_empty() {
         return Ok(t);
     }
     if !t.is_block() {
-        let id = cx.builder(span).splat(t.id, shape);
+        let ty = Type::with_dims(shape.to_vec(), t.ty.elem());
+        let id = cx.builder(span).splat_to(t.id, ty);
         return Ok(cx.tensor(id));
     }
-    let src = t.ty.known_shape().unwrap_or_default();
+    let src = t.ty.dims();
     if src == shape {
         return Ok(t);
     }
-    if src.len() != shape.len() || src.iter().zip(shape).any(|(s, d)| s != d && *s != 1) {
+    let compatible = |s: &Dim, d: &Dim| {
+        s == d || *s == Dim::Known(1) || s.known().is_none() || d.known().is_none()
+    };
+    if src.len() != shape.len() || src.iter().zip(shape).any(|(s, d)| !compatible(s, d)) {
+        let shown: Vec<String> = shape.iter().map(ToString::to_string).collect();
         return Err(err(
             codes::SHAPE_MISMATCH,
             span,
-            format!("cannot broadcast `{}` to shape {shape:?}", t.ty),
+            format!(
+                "cannot broadcast `{}` to shape [{}]",
+                t.ty,
+                shown.join(", ")
+            ),
         ));
     }
-    let id = cx.builder(span).broadcast(t.id, shape);
+    let ty = Type::with_dims(shape.to_vec(), t.ty.elem());
+    let id = cx.builder(span).broadcast_to(t.id, ty);
     Ok(cx.tensor(id))
 }
 
@@ -235,13 +285,13 @@ pub fn broadcast_pair(
     match (a.is_block(), b.is_block()) {
         (false, false) => Ok((a, b)),
         (true, false) => {
-            let s = a.ty.known_shape().unwrap_or_default();
-            let b = broadcast_to_shape(cx, b, &s, span)?;
+            let s = a.ty.dims().to_vec();
+            let b = broadcast_to_dims(cx, b, &s, span)?;
             Ok((a, b))
         }
         (false, true) => {
-            let s = b.ty.known_shape().unwrap_or_default();
-            let a = broadcast_to_shape(cx, a, &s, span)?;
+            let s = b.ty.dims().to_vec();
+            let a = broadcast_to_dims(cx, a, &s, span)?;
             Ok((a, b))
         }
         (true, true) => {
@@ -254,29 +304,20 @@ pub fn broadcast_pair(
                 let id = cx.builder(span).expand_dims(b.id, 0);
                 b = cx.tensor(id);
             }
-            let (sa, sb) = (
-                a.ty.known_shape().unwrap_or_default(),
-                b.ty.known_shape().unwrap_or_default(),
-            );
-            let mut out = Vec::new();
-            for (i, (x, y)) in sa.iter().zip(&sb).enumerate() {
-                out.push(if x == y || *y == 1 {
-                    *x
-                } else if *x == 1 {
-                    *y
-                } else {
-                    return Err(err(
+            let out = crate::symbolic::broadcast_dims(a.ty.dims(), b.ty.dims()).map_err(
+                |(i, x, y)| {
+                    err(
                         codes::SHAPE_MISMATCH,
                         span,
                         format!(
                             "incompatible dimensions at index {i}: {x} and {y} (`{}` and `{}`)",
                             a.ty, b.ty
                         ),
-                    ));
-                });
-            }
-            let a = broadcast_to_shape(cx, a, &out, span)?;
-            let b = broadcast_to_shape(cx, b, &out, span)?;
+                    )
+                },
+            )?;
+            let a = broadcast_to_dims(cx, a, &out, span)?;
+            let b = broadcast_to_dims(cx, b, &out, span)?;
             Ok((a, b))
         }
     }
@@ -332,7 +373,7 @@ fn pointer_offset(
     }
     let ptr = to_tensor(cx, ptr, span)?;
     let mut off = to_tensor(cx, off, span)?;
-    if !off.ty.is_int_like() {
+    if !off.ty.is_int_like() && !off.ty.dtype().is_some_and(DType::is_var) {
         return Err(err(
             codes::INCOMPATIBLE_TYPES,
             span,
@@ -363,6 +404,18 @@ pub fn binary(
     rhs: SemaValue,
     span: Span,
 ) -> Result<TensorValue, Diagnostic> {
+    // Generic analysis: an unknown constexpr operand takes part as a runtime scalar.
+    let (lhs, rhs) = if crate::generic::active() {
+        let m = |cx: &mut LowerCx<'_>, v: SemaValue| match v {
+            SemaValue::Const(Constexpr::Symbolic(_)) => {
+                to_tensor(cx, v, span).map(SemaValue::Tensor)
+            }
+            v => Ok(v),
+        };
+        (m(cx, lhs)?, m(cx, rhs)?)
+    } else {
+        (lhs, rhs)
+    };
     if (is_ptr(&lhs) || is_ptr(&rhs)) && matches!(kind, BinaryKind::Add | BinaryKind::Sub) {
         return pointer_offset(cx, kind, lhs, rhs, span);
     }

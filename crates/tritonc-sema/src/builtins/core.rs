@@ -82,6 +82,9 @@ pub(super) fn arange(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     let b = call.bind(&["start", "end"])?;
     let start_a = call.required(&b, 0, "start")?;
     let end_a = call.required(&b, 1, "end")?;
+    if let Some(t) = crate::generic::arange(cx, &start_a, &end_a, call.span) {
+        return Ok(SemaValue::Tensor(t));
+    }
     let start = expect_int(&start_a, "`tl.arange` start")?;
     let end = expect_int(&end_a, "`tl.arange` end")?;
     if start >> 32 != 0 || end >> 32 != 0 || start < 0 || end < 0 {
@@ -170,6 +173,14 @@ fn splat_value(
 
 pub(super) fn full(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     let b = call.bind(&["shape", "value", "dtype"])?;
+    if let Some(dims) = crate::generic::symbolic_shape(&call.required(&b, 0, "shape")?) {
+        let value = call.required(&b, 1, "value")?;
+        let dtype = dtype_arg(&call.required(&b, 2, "dtype")?)?;
+        let s = arith::to_tensor_as(cx, value.0, dtype, value.1)?;
+        return Ok(SemaValue::Tensor(arith::broadcast_to_dims(
+            cx, s, &dims, value.1,
+        )?));
+    }
     let shape = shape_arg(&call.required(&b, 0, "shape")?)?;
     let value = call.required(&b, 1, "value")?;
     let dtype = dtype_arg(&call.required(&b, 2, "dtype")?)?;
@@ -180,6 +191,14 @@ pub(super) fn full(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
 
 pub(super) fn zeros(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     let b = call.bind(&["shape", "dtype"])?;
+    if let Some(dims) = crate::generic::symbolic_shape(&call.required(&b, 0, "shape")?) {
+        let dtype = dtype_arg(&call.required(&b, 1, "dtype")?)?;
+        let zero = SemaValue::Const(Constexpr::Int(0));
+        let s = arith::to_tensor_as(cx, zero, dtype, call.span)?;
+        return Ok(SemaValue::Tensor(arith::broadcast_to_dims(
+            cx, s, &dims, call.span,
+        )?));
+    }
     let shape = shape_arg(&call.required(&b, 0, "shape")?)?;
     let dtype = dtype_arg(&call.required(&b, 1, "dtype")?)?;
     Ok(SemaValue::Tensor(splat_value(
@@ -201,13 +220,10 @@ pub(super) fn zeros_like(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
             "`tl.zeros_like` of a pointer",
         )
     })?;
-    let shape = t.ty.known_shape().unwrap_or_default();
-    Ok(SemaValue::Tensor(splat_value(
-        cx,
-        SemaValue::Const(Constexpr::Int(0)),
-        d,
-        &shape,
-        call.span,
+    let zero = arith::to_tensor_as(cx, SemaValue::Const(Constexpr::Int(0)), d, call.span)?;
+    let dims = t.ty.dims().to_vec();
+    Ok(SemaValue::Tensor(arith::broadcast_to_dims(
+        cx, zero, &dims, call.span,
     )?))
 }
 
@@ -362,14 +378,14 @@ pub(super) fn load(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
         mask = Some(mv);
         if let Some(o) = b[2].as_ref().filter(|_| !is_none(&b[2])) {
             let ov = arith::to_tensor_as(cx, o.0.clone(), pointee, o.1)?;
-            let shape = ptr.ty.known_shape().unwrap_or_default();
-            let ov = arith::broadcast_to_shape(cx, ov, &shape, o.1)?;
+            let shape = ptr.ty.dims().to_vec();
+            let ov = arith::broadcast_to_dims(cx, ov, &shape, o.1)?;
             let shape_mask = mask
                 .as_ref()
-                .map(|m| m.ty.known_shape().unwrap_or_default())
+                .map(|m| m.ty.dims().to_vec())
                 .unwrap_or_default();
             if shape_mask != shape {
-                let m2 = arith::broadcast_to_shape(
+                let m2 = arith::broadcast_to_dims(
                     cx,
                     mask.take().expect("mask was set above"),
                     &shape,
@@ -415,16 +431,16 @@ pub(super) fn store(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     let v = arith::to_tensor(cx, value.0.clone(), value.1)?;
     // The value is broadcast to the pointer's shape and converted to the pointee type.
     if v.is_block() && !ptr.is_block() {
-        let s = v.ty.known_shape().unwrap_or_default();
-        ptr = arith::broadcast_to_shape(cx, ptr, &s, value.1)?;
+        let s = v.ty.dims().to_vec();
+        ptr = arith::broadcast_to_dims(cx, ptr, &s, value.1)?;
     }
-    let shape = ptr.ty.known_shape().unwrap_or_default();
-    let v = arith::broadcast_to_shape(cx, v, &shape, value.1)?;
+    let shape = ptr.ty.dims().to_vec();
+    let v = arith::broadcast_to_dims(cx, v, &shape, value.1)?;
     let v = arith::cast(cx, v, pointee, value.1)?;
     let mask = match b[2].as_ref().filter(|_| !is_none(&b[2])) {
         Some(m) => {
             let mv = mask_arg(cx, m)?;
-            Some(arith::broadcast_to_shape(cx, mv, &shape, m.1)?)
+            Some(arith::broadcast_to_dims(cx, mv, &shape, m.1)?)
         }
         None => None,
     };
@@ -448,8 +464,8 @@ pub(super) fn where_(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     let (xv, yv) = arith::broadcast_pair(cx, xv, yv, call.span)?;
     let (cond, xv) = arith::broadcast_pair(cx, cond, xv, call.span)?;
     let (xv, yv) = arith::broadcast_pair(cx, xv, yv, call.span)?;
-    let cs = xv.ty.known_shape().unwrap_or_default();
-    let cond = arith::broadcast_to_shape(cx, cond, &cs, c.1)?;
+    let cs = xv.ty.dims().to_vec();
+    let cond = arith::broadcast_to_dims(cx, cond, &cs, c.1)?;
     let id = cx.builder(call.span).select(cond.id, xv.id, yv.id);
     Ok(SemaValue::Tensor(cx.tensor(id)))
 }

@@ -330,7 +330,16 @@ pub fn tensor_attr(
         "shape" => Ok(SemaValue::Const(Constexpr::Tuple(
             t.ty.dims()
                 .iter()
-                .map(|d| Constexpr::Int(d.known().unwrap_or(0) as i128))
+                .map(|d| match d {
+                    tritonc_ir::Dim::Known(n) => Constexpr::Int(*n as i128),
+                    // Generic analysis: the dim's name, or an unknown int.
+                    tritonc_ir::Dim::Symbolic(s) => {
+                        crate::value::Symbolic::constexpr(s.as_str(), crate::value::SymbolicKind::Int)
+                    }
+                    tritonc_ir::Dim::Unknown => {
+                        crate::value::Symbolic::constexpr("?", crate::value::SymbolicKind::Int)
+                    }
+                })
                 .collect(),
         ))),
         "numel" => Ok(SemaValue::Const(Constexpr::Int(

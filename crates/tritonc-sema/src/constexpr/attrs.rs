@@ -57,6 +57,11 @@ fn no_attr(v: &Constexpr, attr: &str, span: Span) -> Diagnostic {
 /// `value.attr` for a compile-time value.
 pub fn get_attr(value: &Constexpr, attr: &str, span: Span) -> Result<Constexpr, Diagnostic> {
     match value {
+        // An attribute of an unknown value is unknown (`dtype.element_ty`, `opaque.fn`).
+        Constexpr::Symbolic(s) => Ok(crate::value::Symbolic::constexpr(
+            format!("{}.{attr}", s.name),
+            crate::value::SymbolicKind::Any,
+        )),
         Constexpr::Module(path) => match names::module_attr(path, attr) {
             Ok(Some(v)) => Ok(v),
             Ok(None) => Err(unknown_module_attr(path, attr, span)),
@@ -217,6 +222,12 @@ pub fn subscript(
     index: &Constexpr,
     span: Span,
 ) -> Result<Constexpr, Diagnostic> {
+    if crate::symbolic::is_symbolic(value) || crate::symbolic::is_symbolic(index) {
+        return Ok(crate::value::Symbolic::constexpr(
+            format!("{value}[{index}]"),
+            crate::value::SymbolicKind::Any,
+        ));
+    }
     match (value, index) {
         (Constexpr::Tuple(items), i) if i.as_int().is_some() => {
             let k = normalize_index(i.as_int().unwrap_or(0), items.len(), span, "tuple")?;

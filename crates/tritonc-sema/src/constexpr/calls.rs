@@ -116,6 +116,25 @@ pub fn call(
     span: Span,
     func_span: Span,
 ) -> Result<Constexpr, Diagnostic> {
+    if crate::symbolic::is_symbolic(f) || args.iter().any(crate::symbolic::is_symbolic) {
+        // A compile-time function of an unknown value (`triton.next_power_of_2(N)`), or
+        // a call of something opaque: unknown.
+        let shown: Vec<String> = args.iter().map(ToString::to_string).collect();
+        let name = match f {
+            Constexpr::Builtin(p) => p.rsplit('.').next().unwrap_or(p).to_string(),
+            other => other.to_string(),
+        };
+        let kind = match name.as_str() {
+            "next_power_of_2" | "cdiv" | "min" | "max" | "len" | "int" => {
+                crate::value::SymbolicKind::Int
+            }
+            _ => crate::value::SymbolicKind::Any,
+        };
+        return Ok(crate::value::Symbolic::constexpr(
+            format!("{name}({})", shown.join(", ")),
+            kind,
+        ));
+    }
     if let Constexpr::BoundMethod(recv, m) = f {
         if !kwargs.is_empty() {
             return Err(Diagnostic::error(

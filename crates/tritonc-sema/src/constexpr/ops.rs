@@ -138,6 +138,11 @@ fn repeat<T: Clone>(items: &[T], n: i128) -> Result<Vec<T>, String> {
 /// `a op b` with Python semantics.
 pub fn binary(op: BinOp, a: &Constexpr, b: &Constexpr) -> OpResult {
     use Constexpr as C;
+    if matches!(a, C::Symbolic(_)) || matches!(b, C::Symbolic(_)) {
+        return Ok(crate::symbolic::binary(op, a, b, |x, y| {
+            binary(op, x, y).ok()
+        }));
+    }
     if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
         // Bitwise ops on two bools stay bool, as in Python.
         if let (C::Bool(p), C::Bool(q)) = (a, b) {
@@ -219,6 +224,9 @@ pub fn binary(op: BinOp, a: &Constexpr, b: &Constexpr) -> OpResult {
 /// `op a` with Python semantics.
 pub fn unary(op: UnaryOp, a: &Constexpr) -> OpResult {
     use Constexpr as C;
+    if let C::Symbolic(s) = a {
+        return Ok(crate::symbolic::unary(op, s));
+    }
     match (op, a) {
         (UnaryOp::Not, v) => Ok(C::Bool(!v.truthy())),
         (UnaryOp::Neg, C::Float(f)) => Ok(C::Float(-f)),
@@ -286,6 +294,11 @@ fn py_cmp(a: &Constexpr, b: &Constexpr) -> Result<Option<std::cmp::Ordering>, St
 pub fn compare(op: CmpOp, a: &Constexpr, b: &Constexpr) -> OpResult {
     use std::cmp::Ordering::*;
     use Constexpr as C;
+    if matches!(a, C::Symbolic(_)) || matches!(b, C::Symbolic(_)) {
+        return Ok(crate::symbolic::compare(op, a, b, |x, y| {
+            compare(op, x, y).ok()
+        }));
+    }
     let r = match op {
         CmpOp::Eq => py_eq(a, b),
         CmpOp::NotEq => !py_eq(a, b),

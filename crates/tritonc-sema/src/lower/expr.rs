@@ -156,6 +156,9 @@ impl LowerCx<'_> {
                 arith::binary(self, kind, a, b, span).map(SemaValue::Tensor)
             }
             ExprKind::IfExp { test, body, orelse } => match self.lower_expr(test)? {
+                SemaValue::Const(Constexpr::Symbolic(c)) => {
+                    self.lower_ifexp_unknown(&c, body, orelse, span)
+                }
                 SemaValue::Const(c) => {
                     if c.truthy() {
                         self.lower_expr(body)

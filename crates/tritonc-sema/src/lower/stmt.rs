@@ -77,10 +77,20 @@ impl LowerCx<'_> {
             {
                 let mut inner: Vec<&[Stmt]> = vec![&body[i + 1..]];
                 inner.extend_from_slice(cont);
-                self.lower_if(test, then, orelse, s.span, &inner)?;
+                if crate::generic::active() {
+                    crate::generic::recover::recover(self, s, |cx| {
+                        cx.lower_if(test, then, orelse, s.span, &inner)
+                    })?;
+                } else {
+                    self.lower_if(test, then, orelse, s.span, &inner)?;
+                }
                 continue;
             }
-            self.lower_stmt(s)?;
+            if crate::generic::active() {
+                crate::generic::recover::recover(self, s, |cx| cx.lower_stmt(s))?;
+            } else {
+                self.lower_stmt(s)?;
+            }
         }
         Ok(())
     }
@@ -242,6 +252,10 @@ impl LowerCx<'_> {
     ) -> Result<(), Diagnostic> {
         let cond = self.lower_expr(test)?;
         let cond = match cond {
+            SemaValue::Const(crate::value::Constexpr::Symbolic(c)) => {
+                // Generic analysis: an unknown constexpr condition analyses both arms.
+                return self.lower_if_unknown(&c, body, orelse, span);
+            }
             SemaValue::Const(c) => {
                 // Folded before type checking: only the taken branch is analysed.
                 return if c.truthy() {
@@ -446,6 +460,7 @@ impl LowerCx<'_> {
         let Some(iv_name) = target.as_name().map(str::to_string) else {
             return Err(unsupported(target.span, "a loop target other than a name"));
         };
+        let bounds = crate::generic::recover::runtime_bounds(self, bounds);
         let (mut lb, mut ub, mut step) = match bounds.len() {
             1 => (
                 (SemaValue::Const(Constexpr::Int(0)), iter_span),
