@@ -44,6 +44,30 @@ fn cmpf_number(p: CmpFPredicate) -> i64 {
     }
 }
 
+/// The LLVM intrinsic computing libdevice's `symbol` exactly (same rounding, same
+/// special cases), for the functions that are one PTX instruction.
+fn libdevice_intrinsic(symbol: &str) -> Option<&'static str> {
+    Some(match symbol {
+        "__nv_rintf" | "__nv_nearbyintf" => "llvm.rint.f32",
+        "__nv_rint" | "__nv_nearbyint" => "llvm.rint.f64",
+        "__nv_truncf" => "llvm.trunc.f32",
+        "__nv_trunc" => "llvm.trunc.f64",
+        "__nv_floorf" => "llvm.floor.f32",
+        "__nv_floor" => "llvm.floor.f64",
+        "__nv_ceilf" => "llvm.ceil.f32",
+        "__nv_ceil" => "llvm.ceil.f64",
+        "__nv_fabsf" => "llvm.fabs.f32",
+        "__nv_fabs" => "llvm.fabs.f64",
+        "__nv_fmaf" | "__nv_fmaf_rn" => "llvm.fma.f32",
+        "__nv_fma" | "__nv_fma_rn" => "llvm.fma.f64",
+        "__nv_fminf" => "llvm.minnum.f32",
+        "__nv_fmaxf" => "llvm.maxnum.f32",
+        "__nv_sqrtf" | "__nv_fsqrt_rn" => "llvm.sqrt.f32",
+        "__nv_sqrt" | "__nv_dsqrt_rn" => "llvm.sqrt.f64",
+        _ => return None,
+    })
+}
+
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     pub(super) fn lower_elementwise(&mut self, op: OpId) -> Result<(), LowerError> {
         let data = self.func.op(op);
@@ -185,9 +209,41 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 // A plain `fdiv` is IEEE-rounded on NVPTX (`div.rn`).
                 self.mlir(b.value("arith.divf", &[args[0], args[1]], result_ty, &[]))
             }
-            OpKind::ExternElementwise { symbol, .. } => Err(self.error(format!(
-                "`{symbol}` needs libdevice, which the NVIDIA back end does not link yet"
-            ))),
+            OpKind::ExternElementwise { symbol, .. } => match libdevice_intrinsic(symbol) {
+                // libdevice functions that are one LLVM intrinsic need no libdevice.
+                Some(intrinsic) => self.mlir(b.call_intrinsic(intrinsic, args, result_ty)),
+                None => Err(self.error(format!(
+                    "`{symbol}` needs libdevice, which the NVIDIA back end does not link yet"
+                ))),
+            },
+            OpKind::ClampF { propagate_nan } => {
+                let suffix = match result_dtype {
+                    Some(DType::F32) => "f32",
+                    Some(DType::F16) => "f16",
+                    Some(DType::F64) => "f64",
+                    _ => return Err(self.error("clamp of this type is not supported")),
+                };
+                // Triton: min(max(x, lo), hi), NaN-propagating only with PropagateNan.ALL.
+                let (max, min) = if *propagate_nan {
+                    ("llvm.maximum", "llvm.minimum")
+                } else {
+                    ("llvm.maxnum", "llvm.minnum")
+                };
+                let lo = self.mlir(b.call_intrinsic(
+                    &format!("{max}.{suffix}"),
+                    &[args[0], args[1]],
+                    result_ty,
+                ))?;
+                self.mlir(b.call_intrinsic(&format!("{min}.{suffix}"), &[lo, args[2]], result_ty))
+            }
+            OpKind::MulHiUI => {
+                let name = match result_dtype {
+                    Some(DType::I32 | DType::U32) => "llvm.nvvm.mulhi.ui",
+                    Some(DType::I64 | DType::U64) => "llvm.nvvm.mulhi.ull",
+                    _ => return Err(self.error("umulhi is supported on 32- and 64-bit integers")),
+                };
+                self.mlir(b.call_intrinsic(name, &[args[0], args[1]], result_ty))
+            }
             k => Err(self.error(format!(
                 "`{}` is not supported by the NVIDIA back end yet",
                 k.name()

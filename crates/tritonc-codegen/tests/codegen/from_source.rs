@@ -10,6 +10,18 @@ use crate::reference_kernels::workspace_root;
 
 /// Compiles `kernel` of `examples/<file>` with signature `sig` for `sm`.
 fn compile_example(file: &str, kernel: &str, sig: &str, num_warps: u32, sm: u32) -> CompiledKernel {
+    try_compile_example(file, kernel, sig, num_warps, sm)
+        .unwrap_or_else(|e| panic!("{file}:{kernel} compiles: {e}"))
+}
+
+/// Like [`compile_example`], with the error as text (sema's or codegen's).
+fn try_compile_example(
+    file: &str,
+    kernel: &str,
+    sig: &str,
+    num_warps: u32,
+    sm: u32,
+) -> Result<CompiledKernel, String> {
     let path = workspace_root().join("examples").join(file);
     let src = std::fs::read_to_string(&path).expect("the example is readable");
     let mut sources = SourceMap::new();
@@ -37,8 +49,8 @@ fn compile_example(file: &str, kernel: &str, sig: &str, num_warps: u32, sm: u32)
         Span::new(sig_file, 0, sig.len() as u32),
     )
     .expect("the signature binds");
-    let module =
-        tritonc_sema::lower_kernel(&parsed.module, kernel, &spec).expect("sema lowers the kernel");
+    let module = tritonc_sema::lower_kernel(&parsed.module, kernel, &spec)
+        .map_err(|ds| format!("sema: {}", ds[0].message))?;
     let func = module
         .function(kernel)
         .expect("the module holds the kernel");
@@ -46,8 +58,7 @@ fn compile_example(file: &str, kernel: &str, sig: &str, num_warps: u32, sm: u32)
         num_warps,
         ..CompileOptions::default()
     };
-    compile_to_ptx(func, &sources, &NvptxTarget::new(sm), &options)
-        .unwrap_or_else(|e| panic!("{file}:{kernel} compiles: {e}"))
+    compile_to_ptx(func, &sources, &NvptxTarget::new(sm), &options).map_err(|e| e.to_string())
 }
 
 fn cases() -> Vec<(&'static str, &'static str, &'static str, u32)> {
@@ -112,6 +123,72 @@ fn examples_assemble_with_ptxas() {
                 "{file} `{sig}` sm_{sm}: {} registers",
                 report.registers.unwrap_or(0)
             );
+        }
+    }
+}
+
+/// Every example kernel of the Triton 3.6 fixtures either compiles to PTX that ptxas
+/// accepts or is refused with a diagnostic, never a panic; the ones listed must compile.
+#[test]
+fn every_example_compiles_or_is_refused_cleanly() {
+    const MUST_COMPILE: &[&str] = &[
+        "vector_add__add_kernel",
+        "vector_add__add_kernel__fp16",
+        "softmax__softmax_kernel",
+        "softmax__softmax_kernel__fp32",
+        "layer_norm__layer_norm_fwd_kernel",
+        "rms_norm__rms_norm_fwd_kernel",
+        "rotary__rope_kernel",
+        "quantize__dequantize_int8_rowwise_kernel",
+        "quantize__quantize_int8_rowwise_kernel",
+        "dropout__dropout_kernel",
+    ];
+    let dir = workspace_root().join("tests/fixtures/triton");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the fixture directory exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "json") && p.to_string_lossy().contains("__")
+        })
+        .collect();
+    names.sort();
+    let ptxas = Ptxas::locate(&workspace_root());
+    for path in names {
+        let stem = path
+            .file_stem()
+            .expect("fixture files have names")
+            .to_string_lossy()
+            .into_owned();
+        let fx: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+        let (Some(file), Some(kernel), Some(sig)) = (
+            fx["file"].as_str(),
+            fx["kernel"].as_str(),
+            fx["signature"].as_str(),
+        ) else {
+            continue;
+        };
+        let file = file.trim_start_matches("examples/");
+        let warps = fx["num_warps"].as_u64().unwrap_or(4) as u32;
+        let outcome =
+            std::panic::catch_unwind(|| try_compile_example(file, kernel, sig, warps, 90));
+        match outcome {
+            Err(_) => panic!("{stem}: compiling panicked"),
+            Ok(Ok(k)) => {
+                if let Some(p) = &ptxas {
+                    let report = p
+                        .check(&k.ptx, "sm_90")
+                        .unwrap_or_else(|e| panic!("{stem}: {e}"));
+                    eprintln!("{stem}: PTX, {} registers", report.registers.unwrap_or(0));
+                } else {
+                    eprintln!("{stem}: PTX");
+                }
+            }
+            Ok(Err(e)) => {
+                assert!(!MUST_COMPILE.contains(&stem.as_str()), "{stem}: {e}");
+                assert!(!e.trim().is_empty());
+                eprintln!("{stem}: refused: {}", e.lines().next().unwrap_or(""));
+            }
         }
     }
 }
