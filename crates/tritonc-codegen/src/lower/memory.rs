@@ -16,7 +16,8 @@ use tritonc_ttgir::LinearLayout;
 
 use super::function::{dtype_type, FunctionLowering, Lowered};
 use super::{LowerError, SHARED_SCRATCH};
-use crate::body::SHARED_ADDRESS_SPACE;
+use crate::body::{IntPredicate, SHARED_ADDRESS_SPACE};
+use tritonc_ttgir::WARP_SIZE;
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     fn pointee(&self, ptr: tritonc_ir::Value) -> Result<DType, LowerError> {
@@ -87,12 +88,66 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         } else {
             None
         };
+        let owner = self.owner_predicate(op, ptr_v)?;
         for g in (0..ptrs.regs.len()).step_by(vec) {
             let group: Vec<Value<'c, 'a>> = (g..g + vec).map(|i| values.reg(i)).collect();
-            let pred = mask.as_ref().map(|m| m.reg(g));
+            let pred = match (mask.as_ref().map(|m| m.reg(g)), owner) {
+                (Some(m), Some(o)) => Some(self.mlir(self.b.binary("arith.andi", m, o))?),
+                (m, o) => m.or(o),
+            };
             self.store_vector(ptrs.reg(g), &group, pred, dtype, vec)?;
         }
         Ok(())
+    }
+
+    /// The predicate "this thread owns the elements it stores": threads holding replicas
+    /// (lane or warp bits whose layout basis is zero) and, for a scalar store, every
+    /// thread but thread 0 stay quiet, as in Triton. `None` when every thread owns its
+    /// elements.
+    fn owner_predicate(
+        &mut self,
+        op: OpId,
+        ptr: tritonc_ir::Value,
+    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
+        let (lane_bits, warp_bits) = if self.func.value_type(ptr).is_tensor() {
+            let layout = self
+                .layouts
+                .operand_layout(self.func, op, 0)
+                .ok_or_else(|| self.error("stored pointers without a layout"))?
+                .clone();
+            let linear = self.linear_of(ptr, &layout)?;
+            let zero_bits = |bases: &[Vec<u64>]| -> u32 {
+                bases
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| b.iter().all(|&x| x == 0))
+                    .map(|(i, _)| 1u32 << i)
+                    .sum()
+            };
+            (zero_bits(&linear.lanes), zero_bits(&linear.warps))
+        } else {
+            (WARP_SIZE - 1, u32::MAX >> 1)
+        };
+        if lane_bits == 0 && warp_bits == 0 {
+            return Ok(None);
+        }
+        let (warp, lane) = self.warp_lane()?;
+        let b = self.b;
+        let zero = self.i32c(0)?;
+        let mut pred: Option<Value<'c, 'a>> = None;
+        for (bits, id) in [(lane_bits, lane), (warp_bits, warp)] {
+            if bits == 0 {
+                continue;
+            }
+            let m = self.i32c(bits as i32)?;
+            let masked = self.mlir(b.binary("arith.andi", id, m))?;
+            let is_zero = self.mlir(b.cmpi(IntPredicate::Eq, masked, zero))?;
+            pred = Some(match pred {
+                None => is_zero,
+                Some(p) => self.mlir(b.binary("arith.andi", p, is_zero))?,
+            });
+        }
+        Ok(pred)
     }
 
     fn i32c(&self, v: i32) -> Result<Value<'c, 'a>, LowerError> {

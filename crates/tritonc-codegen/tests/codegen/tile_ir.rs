@@ -153,6 +153,13 @@ fn two_dimensional_reductions_and_conversions_lower() {
         k.ptx
     );
     assert!(k.shared_bytes > 0);
+    // 16 row sums over 128 threads: only the owners (no replica lane or warp bits) store.
+    assert_eq!(
+        count(&k.ptx, "@%p2 st.global.b32") + count(&k.ptx, "@%p3 st.global.b32"),
+        2,
+        "{}",
+        k.ptx
+    );
     let k = compile(&fixtures::downcast(), 90, 4);
     // fp32 in 4 per access, fp16 out 8 per access: the value crosses shared memory once
     // (one barrier); offsets and mask are recomputed in the store's layout instead.
