@@ -10,7 +10,10 @@ others. Prints (and with --markdown, writes) per-package counts:
   rejected  - the front end reported errors (grouped by diagnostic code)
   crashed   - tritonc exited with an internal-error or panic status (must be zero)
 
-Usage: scripts/corpus.py [--tritonc PATH] [--markdown FILE] [--cache DIR] [--jobs N]
+and every lint finding (codes TRIxxx), with the kernels lint could only check at the
+source level (TRI001) listed apart.
+
+Usage: scripts/corpus.py [--tritonc PATH] [--markdown FILE] [--findings FILE] [--cache DIR] [--jobs N]
 """
 
 import argparse
@@ -69,19 +72,27 @@ def extract(wheel, dest):
 
 
 def lint_one(tritonc, path):
-    proc = subprocess.run([tritonc, "lint", "--format", "json", path], capture_output=True, text=True)
-    codes = []
+    """Returns (path, status, front-end errors, lint findings, kernels not analysed)."""
+    proc = subprocess.run([tritonc, "lint", "--output-format", "json", path], capture_output=True, text=True)
+    errors, findings, not_analysed = [], [], []
     if proc.returncode in (EXIT_OK, EXIT_FINDINGS):
         try:
-            for d in json.loads(proc.stdout or "[]"):
-                if d.get("severity") == "error":
-                    codes.append((d["code"], d["message"], d.get("span", {}).get("line")))
+            rows = json.loads(proc.stdout or "[]")
         except json.JSONDecodeError:
-            return path, "crashed", [("json", proc.stdout[:200], None)]
-        return path, ("rejected" if codes else "accepted"), codes
+            return path, "crashed", [("json", proc.stdout[:200], None)], [], []
+        for d in rows:
+            code, loc = d.get("code") or "", d.get("location") or {}
+            row = (code, d["message"], loc.get("row"), loc.get("column"))
+            if d.get("severity") == "error":
+                errors.append(row[:3])
+            elif code == "TRI001":
+                not_analysed.append(row)
+            elif code.startswith("TRI"):
+                findings.append(row)
+        return path, ("rejected" if errors else "accepted"), errors, findings, not_analysed
     if proc.returncode == EXIT_INPUT:
-        return path, "rejected", [("input", proc.stderr.strip().splitlines()[0] if proc.stderr else "", None)]
-    return path, "crashed", [(f"exit {proc.returncode}", proc.stderr[-300:], None)]
+        return path, "rejected", [("input", proc.stderr.strip().splitlines()[0] if proc.stderr else "", None)], [], []
+    return path, "crashed", [(f"exit {proc.returncode}", proc.stderr[-300:], None)], [], []
 
 
 def main():
@@ -90,33 +101,52 @@ def main():
     ap.add_argument("--markdown", help="write the report as Markdown to this file")
     ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tritonc-corpus-wheels"))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--findings", help="write every lint finding, one per line, to this file")
     args = ap.parse_args()
 
-    rows, details = [], []
+    rows, details, lint_rows, lint_details, blind = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for label, wheel in download(args.cache):
             files = extract(wheel, os.path.join(tmp, os.path.basename(wheel)))
             with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
                 results = list(pool.map(lambda p: lint_one(args.tritonc, p), files))
             status = collections.Counter(r[1] for r in results)
-            codes = collections.Counter()
-            for path, st, diags in results:
+            codes, lint_codes = collections.Counter(), collections.Counter()
+            for path, st, diags, findings, not_analysed in results:
+                rel = os.path.relpath(path, tmp).split(os.sep, 1)[1]
                 for code, msg, line in diags:
                     codes[code] += 1
-                    rel = os.path.relpath(path, tmp).split(os.sep, 1)[1]
                     details.append(f"{label} {rel}:{line}: {st} {code} {msg}")
+                for code, msg, line, col in findings:
+                    lint_codes[code] += 1
+                    lint_details.append(f"{rel}:{line}:{col}: {code} {msg}")
+                for code, msg, line, col in not_analysed:
+                    lint_codes[code] += 1
+                    blind.append(f"{rel}:{line}:{col}: {code} {msg}")
             rows.append((label, len(files), status["accepted"], status["rejected"], status["crashed"], codes))
+            lint_rows.append((label, lint_codes))
 
     lines = ["| package | files mentioning triton | accepted | rejected | crashed | diagnostics by code |", "|---|---|---|---|---|---|"]
     for label, n, acc, rej, cr, codes in rows:
         by_code = ", ".join(f"{c}×{k}" for c, k in sorted(codes.items())) or "—"
         lines.append(f"| {label} | {n} | {acc} | {rej} | {cr} | {by_code} |")
+    lines += ["", "| package | lint findings | kernels not analysed (TRI001) | findings by code |", "|---|---|---|---|"]
+    for label, lint_codes in lint_rows:
+        total = sum(k for c, k in lint_codes.items() if c != "TRI001")
+        by_code = ", ".join(f"{c}×{k}" for c, k in sorted(lint_codes.items()) if c != "TRI001") or "—"
+        lines.append(f"| {label} | {total} | {lint_codes['TRI001']} | {by_code} |")
     report = "\n".join(lines)
     print(report)
     print("\n".join(details))
+    print("\n".join(lint_details))
+    if args.findings:
+        with open(args.findings, "w") as f:
+            f.write("\n".join(lint_details) + "\n")
     if args.markdown:
         with open(args.markdown, "w") as f:
-            f.write(report + "\n\n<details><summary>Every diagnostic</summary>\n\n```\n" + "\n".join(details) + "\n```\n</details>\n")
+            f.write(report + "\n\n<details><summary>Every front-end diagnostic</summary>\n\n```\n" + "\n".join(details) + "\n```\n</details>\n")
+            f.write("\n<details><summary>Every lint finding</summary>\n\n```\n" + "\n".join(lint_details) + "\n```\n</details>\n")
+            f.write("\n<details><summary>Kernels checked at the source level only (TRI001)</summary>\n\n```\n" + "\n".join(blind) + "\n```\n</details>\n")
     return 1 if any(r[4] for r in rows) else 0
 
 

@@ -112,7 +112,8 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
     while k < changed.len() {
         let start = changed[k].saturating_sub(3);
         let mut end = changed[k];
-        while k < changed.len() && changed[k] <= end + 6 {
+        // Hunks whose contexts would touch (at most six unchanged lines apart) merge.
+        while k < changed.len() && changed[k] <= end + 7 {
             end = changed[k];
             k += 1;
         }

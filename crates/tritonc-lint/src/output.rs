@@ -41,12 +41,12 @@ struct JsonFix {
 struct JsonFinding {
     code: Option<String>,
     message: String,
-    filename: String,
-    location: RowCol,
-    end_location: RowCol,
+    filename: Option<String>,
+    location: Option<RowCol>,
+    end_location: Option<RowCol>,
     url: Option<String>,
     fix: Option<JsonFix>,
-    noqa_row: u32,
+    noqa_row: Option<u32>,
     severity: &'static str,
 }
 
@@ -67,7 +67,8 @@ fn row_cols(span: Span, sources: &SourceMap) -> Option<(String, RowCol, RowCol)>
 
 /// Findings as ruff's `--output-format json`: a list of objects with `code`, `message`,
 /// `filename`, `location {row, column}`, `end_location`, `url`, `fix`, `noqa_row`
-/// (columns are 1-based UTF-16 units, as in ruff).
+/// (columns are 1-based UTF-16 units, as in ruff). A diagnostic without a location has
+/// `null` in `filename`, `location`, `end_location` and `noqa_row`.
 pub fn render_json(findings: &[Finding], sources: &SourceMap) -> String {
     let rows: Vec<JsonFinding> = findings
         .iter()
@@ -77,13 +78,11 @@ pub fn render_json(findings: &[Finding], sources: &SourceMap) -> String {
                 .primary_span()
                 .or_else(|| d.labels.first().map(|l| l.span))
                 .and_then(|s| row_cols(s, sources));
-            let (filename, location, end_location) = located.unwrap_or_else(|| {
-                (
-                    String::new(),
-                    RowCol { row: 0, column: 0 },
-                    RowCol { row: 0, column: 0 },
-                )
-            });
+            // A diagnostic without a location (a missing path) has nulls there.
+            let (filename, location, end_location) = match located {
+                Some((f, l, e)) => (Some(f), Some(l), Some(e)),
+                None => (None, None, None),
+            };
             let fix = d.fix.as_ref().map(|fix| JsonFix {
                 applicability: f.applicability,
                 message: fix.message.clone(),
@@ -103,7 +102,7 @@ pub fn render_json(findings: &[Finding], sources: &SourceMap) -> String {
             JsonFinding {
                 code: (!d.code.0.is_empty()).then(|| d.code.0.to_string()),
                 message: d.message.clone(),
-                noqa_row: location.row,
+                noqa_row: location.as_ref().map(|l| l.row),
                 filename,
                 location,
                 end_location,

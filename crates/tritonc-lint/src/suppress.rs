@@ -18,6 +18,9 @@ pub struct Suppression {
     pub span: Span,
     /// Which codes were used (parallel to `codes`; one entry for a bare `noqa`).
     pub used: Vec<bool>,
+    /// What removing the comment deletes: the comment with the blanks before it, up to a
+    /// following comment (kept); the whole line when the comment is alone on it.
+    pub removal: Span,
 }
 
 /// Every suppression comment of a file, by line.
@@ -42,11 +45,14 @@ impl Suppressions {
                 let end = offset + line.trim_end_matches(['\n', '\r']).len() as u32;
                 if let Some(codes) = parse_comment(comment) {
                     let n = codes.len().max(1);
+                    let (from, to) = removal_range(line, hash);
+                    let removal = Span::new(file, offset + from as u32, offset + to as u32);
                     items.push(Suppression {
                         line: line_no,
                         codes,
                         span: Span::new(file, start, end),
                         used: vec![false; n],
+                        removal,
                     });
                 }
             }
@@ -109,7 +115,7 @@ impl Suppressions {
                 d = d.with_fix(Fix {
                     message: "remove the suppression comment".into(),
                     edits: vec![TextEdit {
-                        span: s.span,
+                        span: s.removal,
                         replacement: String::new(),
                     }],
                 });
@@ -117,6 +123,35 @@ impl Suppressions {
             out.push(d);
         }
         out
+    }
+}
+
+/// The byte range of `line` that removing its suppression deletes: the `#` segment that
+/// holds the suppression up to the next `#` when another comment follows it; otherwise
+/// from the end of what precedes it (code or an earlier comment) to the end of the line;
+/// the whole line when nothing else is on it.
+fn removal_range(line: &str, hash: usize) -> (usize, usize) {
+    let body_end = line.trim_end_matches(['\n', '\r']).len();
+    let hashes: Vec<usize> = line[hash..body_end]
+        .match_indices('#')
+        .map(|(i, _)| hash + i)
+        .collect();
+    let own = hashes
+        .iter()
+        .position(|&h| {
+            let next = hashes.iter().find(|&&n| n > h).copied().unwrap_or(body_end);
+            parse_comment(&line[h..next]).is_some()
+        })
+        .unwrap_or(0);
+    let at = hashes[own];
+    if let Some(&next) = hashes.get(own + 1) {
+        return (at, next);
+    }
+    let before = line[..at].trim_end().len();
+    if before == 0 {
+        (0, line.len())
+    } else {
+        (before, body_end)
     }
 }
 
@@ -178,6 +213,22 @@ fn split_codes(list: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use tritonc_diagnostics::FileId;
+
+    #[test]
+    fn removal_keeps_other_comments_and_code() {
+        let cases = [
+            ("x = 1  # noqa: TRI101\n", "x = 1\n"),
+            ("x = 1  # noqa: TRI101  # keep\n", "x = 1  # keep\n"),
+            ("x = 1  # keep  # noqa: TRI101\n", "x = 1  # keep\n"),
+            ("    # noqa: TRI101\ny\n", "y\n"),
+        ];
+        for (text, want) in cases {
+            let s = Suppressions::parse(FileId(0), text);
+            let r = s.items[0].removal;
+            let got = format!("{}{}", &text[..r.start as usize], &text[r.end as usize..]);
+            assert_eq!(got, want, "{text:?}");
+        }
+    }
 
     #[test]
     fn both_spellings_and_bare_noqa() {

@@ -78,6 +78,68 @@ pub struct LintArgs {
     /// .gitignore; files named here are always checked).
     #[arg(value_name = "PATH", default_value = ".")]
     pub paths: Vec<PathBuf>,
+    /// How to print findings (overrides the global `--format`).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<LintFormat>,
+    /// Apply safe fixes and write the files back.
+    #[arg(long)]
+    pub fix: bool,
+    /// Apply unsafe fixes too (with `--fix` or `--diff`); alone, show them as available.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes as a unified diff instead of writing them.
+    #[arg(long)]
+    pub diff: bool,
+    /// Rule codes or prefixes to enable, comma-separated (replaces the configuration's
+    /// `select` and `ignore`).
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub select: Option<Vec<String>>,
+    /// Rule codes or prefixes to disable, comma-separated (added to the configuration's).
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Print how often each code was found instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Use this configuration file (`pyproject.toml` or `tritonc.toml`) for every file,
+    /// instead of discovering the closest one.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// `tritonc lint --output-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    /// Source snippets with labels, notes and help, for people.
+    Full,
+    /// One line per finding: `path:row:col: CODE message`.
+    Concise,
+    /// A JSON array in ruff's shape (`code`, `message`, `filename`, `location`, `fix`…).
+    Json,
+    /// One JSON diagnostic object per line (tritonc's own diagnostic schema).
+    JsonLines,
+    /// SARIF 2.1.0, as GitHub code scanning accepts it.
+    Sarif,
+    /// GitHub Actions annotations.
+    Github,
+}
+
+impl LintFormat {
+    /// The lint format the global `--format` stands for when `--output-format` is absent.
+    pub fn from_global(format: tritonc_diagnostics::Format) -> Self {
+        use tritonc_diagnostics::Format;
+        match format {
+            Format::Terminal => LintFormat::Full,
+            Format::Short => LintFormat::Concise,
+            Format::Json => LintFormat::Json,
+            Format::JsonLines => LintFormat::JsonLines,
+            Format::Github => LintFormat::Github,
+        }
+    }
+
+    /// Whether the output is for programs (summary lines then go to stderr).
+    pub fn is_machine_readable(self) -> bool {
+        !matches!(self, LintFormat::Full | LintFormat::Concise)
+    }
 }
 
 /// `tritonc run`.

@@ -84,13 +84,16 @@ fn lint_break() {
     let value = json(&out.stdout);
     let d = &value[0];
     assert_eq!(d["code"], "E0101");
-    assert_eq!(d["file"], "unsupported/break_in_loop.py");
+    assert_eq!(d["filename"], "unsupported/break_in_loop.py");
     // `break` is on line 11, after 12 spaces.
     assert_eq!(
-        (d["span"]["line"].as_u64(), d["span"]["column"].as_u64()),
+        (
+            d["location"]["row"].as_u64(),
+            d["location"]["column"].as_u64()
+        ),
         (Some(11), Some(13))
     );
-    assert_eq!(d["span"]["end_column"], 18);
+    assert_eq!(d["end_location"]["column"], 18);
 }
 
 #[test]
@@ -249,7 +252,7 @@ fn lint_nonexistent_path_still_checks_the_others() {
     );
     let value = json(&out.stdout);
     assert_eq!(value[0]["code"], "E0501");
-    assert!(value[0]["file"].is_null() && value[0]["span"].is_null());
+    assert!(value[0]["filename"].is_null() && value[0]["location"].is_null());
 }
 
 #[test]
@@ -260,7 +263,10 @@ fn lint_non_utf8_file() {
     assert_eq!(d["code"], "E0504");
     // "# caf" is 5 bytes: the bad byte is at line 2, column 6.
     assert_eq!(
-        (d["span"]["line"].as_u64(), d["span"]["column"].as_u64()),
+        (
+            d["location"]["row"].as_u64(),
+            d["location"]["column"].as_u64()
+        ),
         (Some(2), Some(6))
     );
 }

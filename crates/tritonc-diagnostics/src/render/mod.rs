@@ -7,11 +7,11 @@
 //! | short | [`short`] | grep, editors' error parsers (`path:line:col: error[CODE]: message`) |
 //! | JSON, JSON Lines | [`json`] | tools; the schema is in `docs/diagnostics.md` |
 //! | GitHub | [`github`] | workflow annotations (`::error file=…`) |
-//!
-//! A new format (SARIF) is one more module and one more [`Format`] variant.
+//! | SARIF 2.1.0 | [`sarif`] | GitHub code scanning (needs the code catalog, so it is called directly) |
 
 pub mod github;
 pub mod json;
+pub mod sarif;
 pub mod short;
 pub mod terminal;
 

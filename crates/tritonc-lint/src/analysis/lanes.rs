@@ -229,6 +229,20 @@ impl Transfer for LanesAnalysis {
                     m.fill = combine_with_data(*b, m.fill, constant_of(f, ops[0]), false);
                     Lanes::Masked(m)
                 }
+                // Zero times a finite value is zero, whatever the other side's lanes hold:
+                // `grad * x_hat` with `grad` filled with 0 is 0 where `grad` is masked.
+                (Lanes::Masked(x), Lanes::Masked(y))
+                    if matches!(b, BinaryOp::MulF | BinaryOp::MulI)
+                        && x.fill != Fill::Undefined
+                        && y.fill != Fill::Undefined
+                        && (x.fill == Fill::Const(0.0) || y.fill == Fill::Const(0.0)) =>
+                {
+                    let zero = if x.fill == Fill::Const(0.0) { x } else { y };
+                    Lanes::Masked(MaskedLanes {
+                        through_exp: x.through_exp || y.through_exp,
+                        ..zero
+                    })
+                }
                 (Lanes::Masked(mut x), Lanes::Masked(y)) => {
                     x.fill = match (x.fill, y.fill) {
                         (Fill::Undefined, _) | (_, Fill::Undefined) => Fill::Undefined,

@@ -136,8 +136,18 @@ impl Rule for WrongFillValue {
             } else {
                 neutral
             };
-            d = d.with_help(format!("fill the masked lanes with `{}`", py_float(wanted)));
-            if m.set_by.is_none() {
+            // A fill that is already neutral went wrong on the way (`x - mean`): the cure is
+            // to reset the lanes before the reduction, not another `other=`.
+            let derived = matches!(m.fill, Fill::Unknown) && !m.through_exp;
+            if derived {
+                d = d.with_help(format!(
+                    "reset the masked lanes before `{name}`: `tl.where(mask, value, {})`",
+                    py_float(wanted)
+                ));
+            } else {
+                d = d.with_help(format!("fill the masked lanes with `{}`", py_float(wanted)));
+            }
+            if m.set_by.is_none() && !derived {
                 if let Some(call) = kernel_call(cx, ir, m.load) {
                     if let Some(span) = keyword_value_span(call, "other") {
                         d = d.with_fix(Fix {

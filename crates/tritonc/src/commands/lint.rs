@@ -1,23 +1,42 @@
-//! `tritonc lint`: front-end checks of every kernel under the given paths.
+//! `tritonc lint`: front-end checks and lint rules on every kernel under the given paths,
+//! with per-file configuration, fixes and the output formats of `--output-format`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
-use tritonc_diagnostics::render::sort_diagnostics;
-use tritonc_diagnostics::{Diagnostic, FileId, Severity, SourceMap};
+use tritonc_diagnostics::render::resolve_span;
+use tritonc_diagnostics::render::sarif::{render_sarif, SarifOptions, SarifTool};
+use tritonc_diagnostics::{Diagnostic, FileId, Format, Severity, SourceMap};
+use tritonc_lint::fix::{apply_fixes, unified_diff, FixMode};
+use tritonc_lint::settings::ConfigError;
+use tritonc_lint::{Applicability, Finding, Settings};
 
-use crate::cli::LintArgs;
+use crate::cli::{LintArgs, LintFormat};
+use crate::codes;
 use crate::exit::Exit;
 use crate::frontend::analyze_file;
 use crate::input::{add_source, path_not_found};
-use crate::output::{Output, Stream};
-use crate::{codes, frontend};
+use crate::output::{write_to, Output, Stream};
+
+/// How many times fixes are applied to one file before giving up on a fixed point (a fix
+/// can expose another finding whose fix then applies).
+const MAX_FIX_PASSES: usize = 8;
 
 /// Runs `lint`.
 pub fn run(args: &LintArgs, out: &Output) -> Exit {
+    let format = args
+        .output_format
+        .unwrap_or_else(|| LintFormat::from_global(out.format));
+    let fix_mode = if args.unsafe_fixes {
+        FixMode::Unsafe
+    } else {
+        FixMode::Safe
+    };
     let mut input_errors: Vec<Diagnostic> = Vec::new();
     let files = collect_files(&args.paths, &mut input_errors);
+    let configs = ConfigResolver::new(args, &mut input_errors);
 
     // Read in parallel, then register in path order so file ids are deterministic.
     let contents: Vec<(PathBuf, std::io::Result<Vec<u8>>)> = files
@@ -27,67 +46,82 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
             (path, bytes)
         })
         .collect();
+    let mut texts: Vec<(PathBuf, String)> = Vec::new();
     let mut sources = SourceMap::new();
-    let mut file_ids: Vec<FileId> = Vec::new();
     for (path, bytes) in contents {
-        match add_source(&path, bytes, &mut sources) {
-            Ok(file) => file_ids.push(file),
-            Err(diagnostic) => input_errors.push(diagnostic),
+        let mut probe = SourceMap::new();
+        match add_source(&path, bytes, &mut probe) {
+            Ok(file) => texts.push((path, probe.get(file).text().to_string())),
+            Err(diagnostic) => match probe.try_get(FileId(0)) {
+                // A file that is not UTF-8 was added lossily decoded, so the diagnostic
+                // can show its span: keep it.
+                Some(file) => {
+                    let id = sources.add(file.path(), file.text_arc());
+                    input_errors.push(remap(diagnostic, id));
+                }
+                None => input_errors.push(diagnostic),
+            },
         }
     }
 
-    // The configuration closest to the first path applies to the run (ruff's discovery).
-    let settings = match args
-        .paths
-        .first()
-        .map(|p| tritonc_lint::Settings::discover(p))
-    {
-        Some(Ok((settings, _))) => settings,
-        Some(Err(e)) => {
-            input_errors.push(Diagnostic::error(
-                codes::UNREADABLE_FILE,
-                format!("cannot read `{}`: {}", e.path.display(), e.message),
-            ));
-            tritonc_lint::Settings::default()
+    // Fixes run on each file alone, to a fixed point, before the reported lint pass.
+    let mut fixed_total = 0usize;
+    if args.fix || args.diff {
+        let results: Vec<(usize, String)> = texts
+            .par_iter()
+            .map(|(path, text)| fix_file(path, text, &configs.for_file(path), fix_mode))
+            .collect();
+        let mut diffs = String::new();
+        for ((path, text), (fixed, new_text)) in texts.iter_mut().zip(results) {
+            if fixed == 0 {
+                continue;
+            }
+            fixed_total += fixed;
+            if args.diff {
+                diffs.push_str(&unified_diff(&path.display().to_string(), text, &new_text));
+            } else if let Err(err) = std::fs::write(&*path, &new_text) {
+                input_errors.push(Diagnostic::error(
+                    codes::CANNOT_WRITE_OUTPUT,
+                    format!("cannot write the fixed `{}`: {err}", path.display()),
+                ));
+            } else {
+                *text = new_text;
+            }
         }
-        None => tritonc_lint::Settings::default(),
-    };
-    let analyses: Vec<(frontend::FileAnalysis, Vec<Diagnostic>)> = file_ids
+        if args.diff {
+            write_to(Stream::Stdout, &diffs);
+            let noun = plural(fixed_total, "finding", "findings");
+            let line = if fixed_total == 0 {
+                "No fixes available".to_string()
+            } else {
+                format!("Would fix {fixed_total} {noun}")
+            };
+            if !out.quiet {
+                write_to(Stream::Stderr, &format!("{line}\n"));
+            }
+            return if configs.has_error || input_errors.iter().any(is_error) {
+                Exit::InputError
+            } else if fixed_total > 0 {
+                Exit::Findings
+            } else {
+                Exit::Success
+            };
+        }
+    }
+
+    let mut file_ids = Vec::new();
+    for (path, text) in &texts {
+        file_ids.push(sources.add(path, text.as_str()));
+    }
+    let results: Vec<(usize, Vec<Finding>)> = file_ids
         .par_iter()
         .map(|&file| {
-            let analysis = analyze_file(file, &sources);
-            let source = sources.get(file);
-            let report = tritonc_lint::lint_file(
-                file,
-                source.path(),
-                source.text(),
-                &analysis.module,
-                &analysis.index,
-                &settings,
-            );
-            // A kernel the front end already rejected needs no "not analysed" note.
-            let rejected = analysis
-                .diagnostics
-                .iter()
-                .any(|d| d.severity == Severity::Error);
-            let lint: Vec<Diagnostic> = report
-                .findings
-                .into_iter()
-                .map(|f| f.diagnostic)
-                .filter(|d| !(rejected && d.code == tritonc_lint::registry::KERNEL_NOT_ANALYSED))
-                .collect();
-            (analysis, lint)
+            let settings = configs.for_file(sources.get(file).path());
+            lint_one(file, &sources, &settings)
         })
         .collect();
-    let kernels: usize = analyses.iter().map(|(a, _)| a.kernels.len()).sum();
-    let mut findings: Vec<Diagnostic> = analyses
-        .into_iter()
-        .flat_map(|(a, lint)| a.diagnostics.into_iter().chain(lint))
-        .collect();
-    let files_with_findings: BTreeSet<FileId> = findings
-        .iter()
-        .filter_map(|d| d.primary_span().map(|s| s.file))
-        .collect();
+    let kernels: usize = results.iter().map(|(k, _)| k).sum();
+    let mut findings: Vec<Finding> = results.into_iter().flat_map(|(_, f)| f).collect();
 
     let checked = file_ids.len();
     if checked == 0 && input_errors.is_empty() {
@@ -96,28 +130,375 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
             "no Python files found under the given paths",
         ));
     }
-
-    let mut all = input_errors;
-    let has_input_error = all.iter().any(|d| d.severity == Severity::Error);
+    let has_input_error = configs.has_error || input_errors.iter().any(is_error);
+    let mut all: Vec<Finding> = input_errors.into_iter().map(Finding::new).collect();
     all.append(&mut findings);
-    sort_diagnostics(&mut all, &sources);
-    out.diagnostics(Stream::Stdout, &all, &sources);
+    sort_findings(&mut all, &sources);
 
-    let errors = all.iter().filter(|d| d.severity == Severity::Error).count();
-    let warnings = all
+    if args.statistics {
+        write_to(Stream::Stdout, &statistics(&all, fix_mode));
+    } else {
+        print_findings(format, out, &all, &sources, fix_mode);
+    }
+
+    let counted: Vec<&Finding> = all
         .iter()
-        .filter(|d| d.severity == Severity::Warning)
-        .count();
-    let finding_count = all
+        .filter(|f| f.diagnostic.severity != Severity::Info)
+        .collect();
+    let finding_count = counted
         .iter()
-        .filter(|d| d.severity != Severity::Info && d.primary_span().is_some())
+        .filter(|f| f.diagnostic.primary_span().is_some())
         .count();
-    let summary = if finding_count == 0 && !has_input_error {
+    let summary = summary_lines(&counted, kernels, checked, fixed_total, args, fix_mode);
+    if !out.quiet {
+        let stream = if format.is_machine_readable() || args.statistics {
+            Stream::Stderr
+        } else {
+            Stream::Stdout
+        };
+        write_to(stream, &summary);
+    }
+
+    if has_input_error {
+        Exit::InputError
+    } else if finding_count > 0 {
+        Exit::Findings
+    } else {
+        Exit::Success
+    }
+}
+
+fn is_error(d: &Diagnostic) -> bool {
+    d.severity == Severity::Error
+}
+
+/// Moves every span of `d` (built against a one-file map) to `file`.
+fn remap(mut d: Diagnostic, file: FileId) -> Diagnostic {
+    for label in &mut d.labels {
+        label.span.file = file;
+    }
+    d
+}
+
+/// Front-end diagnostics and lint findings of one file, and how many kernels it has.
+fn lint_one(file: FileId, sources: &SourceMap, settings: &Settings) -> (usize, Vec<Finding>) {
+    let analysis = analyze_file(file, sources);
+    let source = sources.get(file);
+    // Per-file ignores match against the path relative to the configuration's directory,
+    // which is absolute.
+    let absolute = std::fs::canonicalize(source.path()).unwrap_or_else(|_| source.path().into());
+    let report = tritonc_lint::lint_file(
+        file,
+        &absolute,
+        source.text(),
+        &analysis.module,
+        &analysis.index,
+        settings,
+    );
+    // A kernel the front end already rejected needs no "not analysed" note.
+    let rejected = analysis.diagnostics.iter().any(is_error);
+    let kernels = analysis.kernels.len();
+    let mut out: Vec<Finding> = analysis.diagnostics.into_iter().map(Finding::new).collect();
+    out.extend(report.findings.into_iter().filter(|f| {
+        !(rejected && f.diagnostic.code == tritonc_lint::registry::KERNEL_NOT_ANALYSED)
+    }));
+    (kernels, out)
+}
+
+/// Applies the fixes `mode` allows to one file until none applies; returns how many
+/// findings were fixed and the new text.
+fn fix_file(path: &Path, text: &str, settings: &Settings, mode: FixMode) -> (usize, String) {
+    let mut current = text.to_string();
+    let mut fixed = 0;
+    for _ in 0..MAX_FIX_PASSES {
+        let mut sources = SourceMap::new();
+        let file = sources.add(path, current.as_str());
+        let (_, findings) = lint_one(file, &sources, settings);
+        // A file the parser rejects is never rewritten.
+        if findings
+            .iter()
+            .any(|f| f.diagnostic.code.0.starts_with('E') && is_error(&f.diagnostic))
+        {
+            break;
+        }
+        let lint_only: Vec<Finding> = findings
+            .into_iter()
+            .filter(|f| f.diagnostic.code.0.starts_with("TRI"))
+            .collect();
+        let (new_text, n) = apply_fixes(&current, file, &lint_only, mode);
+        if n == 0 || new_text == current {
+            break;
+        }
+        fixed += n;
+        current = new_text;
+    }
+    (fixed, current)
+}
+
+/// Settings per file: `--config`, or the closest configuration file (cached per
+/// directory), with `--select`/`--ignore` laid over it.
+struct ConfigResolver<'a> {
+    args: &'a LintArgs,
+    fixed: Option<Settings>,
+    cache: Mutex<HashMap<PathBuf, Settings>>,
+    errors: Mutex<Vec<ConfigError>>,
+    has_error: bool,
+}
+
+impl<'a> ConfigResolver<'a> {
+    fn new(args: &'a LintArgs, errors: &mut Vec<Diagnostic>) -> Self {
+        let mut resolver = ConfigResolver {
+            args,
+            fixed: None,
+            cache: Mutex::new(HashMap::new()),
+            errors: Mutex::new(Vec::new()),
+            has_error: false,
+        };
+        if let Some(path) = &args.config {
+            let loaded = match std::fs::read_to_string(path) {
+                Ok(text) => {
+                    let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+                    Settings::from_file(&absolute, &text).map(|s| {
+                        s.unwrap_or_else(|| Settings {
+                            root: absolute.parent().map(Path::to_path_buf),
+                            ..Settings::default()
+                        })
+                    })
+                }
+                Err(err) => Err(ConfigError {
+                    path: path.clone(),
+                    message: err.to_string(),
+                }),
+            };
+            match loaded {
+                Ok(s) => resolver.fixed = Some(s),
+                Err(e) => {
+                    errors.push(config_error(&e));
+                    resolver.has_error = true;
+                    resolver.fixed = Some(Settings::default());
+                }
+            }
+        } else {
+            // Discover every configuration up front, so that errors are reported once.
+            let mut dirs = BTreeSet::new();
+            for p in &args.paths {
+                dirs.insert(if p.is_dir() {
+                    p.clone()
+                } else {
+                    p.parent().map(Path::to_path_buf).unwrap_or_default()
+                });
+            }
+            for d in dirs {
+                let _ = resolver.discover(&d);
+            }
+            let found = std::mem::take(&mut *lock(&resolver.errors));
+            resolver.has_error = !found.is_empty();
+            errors.extend(found.iter().map(config_error));
+        }
+        resolver
+    }
+
+    /// The settings of the configuration closest to `dir`, cached.
+    fn discover(&self, dir: &Path) -> Settings {
+        let key = if dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            dir.to_path_buf()
+        };
+        if let Some(s) = lock(&self.cache).get(&key) {
+            return s.clone();
+        }
+        let settings = match Settings::discover(&key) {
+            Ok((s, _)) => s,
+            Err(e) => {
+                lock(&self.errors).push(e);
+                Settings::default()
+            }
+        };
+        lock(&self.cache).insert(key, settings.clone());
+        settings
+    }
+
+    /// The settings for `path`.
+    fn for_file(&self, path: &Path) -> Settings {
+        let mut s = match &self.fixed {
+            Some(s) => s.clone(),
+            None => self.discover(path.parent().unwrap_or(Path::new("."))),
+        };
+        if let Some(select) = &self.args.select {
+            // A command-line selection replaces the configured one, ignores included.
+            s.select = select
+                .iter()
+                .map(|c| c.trim().to_ascii_uppercase())
+                .collect();
+            s.ignore.clear();
+        }
+        s.ignore.extend(
+            self.args
+                .ignore
+                .iter()
+                .map(|c| c.trim().to_ascii_uppercase()),
+        );
+        s
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A poisoned lock means another thread panicked; the panic hook ends the process.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn config_error(e: &ConfigError) -> Diagnostic {
+    Diagnostic::error(
+        codes::UNREADABLE_FILE,
         format!(
-            "All checks passed: {kernels} {} in {checked} {}",
-            plural(kernels, "kernel", "kernels"),
-            plural(checked, "file", "files")
-        )
+            "cannot read the configuration `{}`: {}",
+            e.path.display(),
+            e.message.trim_end()
+        ),
+    )
+}
+
+/// Sorts by path and offset of the primary span (located ones after those without a
+/// location), then by code.
+fn sort_findings(findings: &mut [Finding], sources: &SourceMap) {
+    findings.sort_by_cached_key(|f| {
+        let d = &f.diagnostic;
+        let location = d
+            .primary_span()
+            .or_else(|| d.labels.first().map(|l| l.span))
+            .and_then(|span| resolve_span(span, sources).map(|r| (r.path.to_path_buf(), r.start)));
+        (location, d.code)
+    });
+}
+
+/// Prints the findings in `format`.
+fn print_findings(
+    format: LintFormat,
+    out: &Output,
+    findings: &[Finding],
+    sources: &SourceMap,
+    mode: FixMode,
+) {
+    let diagnostics =
+        || -> Vec<Diagnostic> { findings.iter().map(|f| f.diagnostic.clone()).collect() };
+    let text = match format {
+        LintFormat::Full => {
+            let opts = out.terminal(Stream::Stdout);
+            tritonc_diagnostics::render(Format::Terminal, &diagnostics(), sources, &opts)
+        }
+        LintFormat::Concise => {
+            let shown: Vec<Finding> = findings
+                .iter()
+                .map(|f| {
+                    let mut f = f.clone();
+                    if mode.allows(f.applicability) {
+                        f.applicability = Applicability::Safe;
+                    }
+                    f
+                })
+                .collect();
+            tritonc_lint::output::render_concise(&shown, sources)
+        }
+        LintFormat::Json => tritonc_lint::output::render_json(findings, sources),
+        LintFormat::JsonLines => {
+            tritonc_diagnostics::render::json::render_json_lines(&diagnostics(), sources)
+        }
+        LintFormat::Sarif => {
+            let tool = SarifTool {
+                name: "tritonc",
+                version: env!("CARGO_PKG_VERSION"),
+                information_uri: tritonc_lint::output::DOCS_URL,
+            };
+            let base = std::env::current_dir().ok();
+            render_sarif(
+                &diagnostics(),
+                sources,
+                &SarifOptions {
+                    tool: &tool,
+                    catalog: &crate::codes::catalog(),
+                    help_uri: &tritonc_lint::output::rule_url,
+                    always_listed: &lint_codes(),
+                    base: base.as_deref(),
+                },
+            )
+        }
+        LintFormat::Github => {
+            let opts = out.terminal(Stream::Stdout);
+            tritonc_diagnostics::render(Format::Github, &diagnostics(), sources, &opts)
+        }
+    };
+    write_to(Stream::Stdout, &text);
+}
+
+/// Every lint code, listed in SARIF's rule table whether or not it was found (GitHub shows
+/// the table as the tool's rules).
+fn lint_codes() -> Vec<tritonc_diagnostics::Code> {
+    tritonc_lint::REGISTRY
+        .codes
+        .iter()
+        .map(|d| d.code)
+        .collect()
+}
+
+/// `--statistics`: one line per code, most frequent first.
+fn statistics(findings: &[Finding], mode: FixMode) -> String {
+    let mut counts: BTreeMap<&'static str, (usize, bool)> = BTreeMap::new();
+    for f in findings {
+        let d = &f.diagnostic;
+        if d.code.0.is_empty() {
+            continue;
+        }
+        let e = counts.entry(d.code.0).or_insert((0, false));
+        e.0 += 1;
+        e.1 |= d.fix.is_some() && mode.allows(f.applicability);
+    }
+    let mut rows: Vec<(&str, usize, bool)> =
+        counts.into_iter().map(|(c, (n, x))| (c, n, x)).collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let catalog = crate::codes::catalog();
+    let mut text = String::new();
+    for (code, n, fixable) in rows {
+        let name = catalog.lookup(code).map(|e| e.doc.name).unwrap_or("");
+        let marker = if fixable { "[*]" } else { "[ ]" };
+        text.push_str(&format!("{n:>5}\t{code:<7}\t{marker} {name}\n"));
+    }
+    text
+}
+
+/// The closing lines: what was found and fixed, and which fixes are available.
+fn summary_lines(
+    counted: &[&Finding],
+    kernels: usize,
+    checked: usize,
+    fixed: usize,
+    args: &LintArgs,
+    mode: FixMode,
+) -> String {
+    let errors = counted.iter().filter(|f| is_error(&f.diagnostic)).count();
+    let warnings = counted.len() - errors;
+    let files: BTreeSet<FileId> = counted
+        .iter()
+        .filter_map(|f| f.diagnostic.primary_span().map(|s| s.file))
+        .collect();
+    let fixed_note = if fixed > 0 {
+        format!(" ({fixed} fixed)")
+    } else {
+        String::new()
+    };
+    let mut text = if counted.is_empty() {
+        if fixed > 0 {
+            format!(
+                "Found {fixed} {} ({fixed} fixed, 0 remaining)\n",
+                plural(fixed, "finding", "findings")
+            )
+        } else {
+            format!(
+                "All checks passed: {kernels} {} in {checked} {}\n",
+                plural(kernels, "kernel", "kernels"),
+                plural(checked, "file", "files")
+            )
+        }
     } else {
         let mut parts = Vec::new();
         if errors > 0 {
@@ -129,26 +510,45 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
                 plural(warnings, "warning", "warnings")
             ));
         }
-        let files = files_with_findings.len();
-        if files == 0 {
-            format!("Found {}", parts.join(" and "))
+        if files.is_empty() {
+            format!("Found {}{fixed_note}\n", parts.join(" and "))
         } else {
             format!(
-                "Found {} in {files} {}",
+                "Found {} in {} {}{fixed_note}\n",
                 parts.join(" and "),
-                plural(files, "file", "files")
+                files.len(),
+                plural(files.len(), "file", "files")
             )
         }
     };
-    out.summary(Stream::Stdout, &summary);
-
-    if has_input_error {
-        Exit::InputError
-    } else if finding_count > 0 {
-        Exit::Findings
-    } else {
-        Exit::Success
+    if !args.fix {
+        let fixable = counted
+            .iter()
+            .filter(|f| f.diagnostic.fix.is_some() && mode.allows(f.applicability))
+            .count();
+        let hidden = counted
+            .iter()
+            .filter(|f| f.diagnostic.fix.is_some() && !mode.allows(f.applicability))
+            .count();
+        if fixable > 0 {
+            let option = if args.unsafe_fixes {
+                "`--fix --unsafe-fixes`"
+            } else {
+                "`--fix`"
+            };
+            text.push_str(&format!("[*] {fixable} fixable with {option}"));
+            if hidden > 0 {
+                text.push_str(&format!(" ({hidden} more with `--unsafe-fixes`)"));
+            }
+            text.push('\n');
+        } else if hidden > 0 {
+            text.push_str(&format!(
+                "{hidden} {} available with `--fix --unsafe-fixes`\n",
+                plural(hidden, "fix", "fixes")
+            ));
+        }
     }
+    text
 }
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
