@@ -16,6 +16,22 @@
 //!   [`ModuleScope`] built from `tritonc-syntax`'s discovery.
 //! - [`builtins`]: `tl.*` builtins and tensor methods, dispatched by canonical path.
 //! - [`codes`]: the `E03xx`/`E04xx` diagnostic codes and their documentation.
+//! - [`generic`]: generic analysis (no signature) and its entry point
+//!   [`generic::lower_kernel_generic`]; [`symbolic`]: the typing rules over unknowns.
+//!
+//! # Generic analysis
+//!
+//! ```ignore
+//! let r = generic::lower_kernel_generic(&scope, kernel, &PartialSpecialization::default())?;
+//! // r.module: tile IR with `!dtype<N>` dtypes and `tensor<BLOCKxi32>` symbolic dims
+//! // r.params: (name, ArgSpec, ParamOrigin): what each parameter was taken to be, and why
+//! // r.assumptions: soft errors (they depend on unknowns) and undecided merges, info-level
+//! ```
+//!
+//! `Err` holds hard errors only: those that hold whatever the unknowns turn out to be.
+//! Unknown constexprs are [`Constexpr::Symbolic`] values; autotune values common to every
+//! config are known, differing ones symbolic with their candidates. Unknown values that
+//! reach the IR are `tt.extern_elementwise {libname = "tritonc.generic"}` placeholder ops.
 
 pub mod builtins;
 pub mod codes;

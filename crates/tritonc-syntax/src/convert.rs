@@ -43,6 +43,29 @@ const MAX_STATEMENT_BYTES: usize = 1 << 20;
 /// recursively, one frame per nesting level.
 const PARSE_STACK: usize = 256 << 20;
 
+/// The stack a thread needs to call [`parse_module_on_this_thread`] (a thread pool for
+/// parsing many files is built with stacks this large).
+pub const PARSE_STACK_BYTES: usize = PARSE_STACK;
+
+/// [`parse_module`] without its dedicated thread, for callers that parse many files on
+/// threads whose stacks are [`PARSE_STACK_BYTES`] large (one spawn per file shows up in
+/// profiles of whole-tree runs). On a smaller stack, deeply nested input may overflow it.
+pub fn parse_module_on_this_thread(file: FileId, text: &str) -> ParsedModule {
+    if let Some(at) = oversized_statement(text) {
+        let at = Span::point(file, at);
+        return rejected(
+            file,
+            text,
+            at,
+            "statement is too long to parse (over 1 MiB)",
+        );
+    }
+    std::panic::catch_unwind(|| parse_module_inline(file, text)).unwrap_or_else(|_| {
+        let at = Span::point(file, 0);
+        rejected(file, text, at, "the Python parser failed on this file")
+    })
+}
+
 /// Parses `text` (the contents of `file`) into a [`ParsedModule`].
 ///
 /// Never panics on any input: a syntax error, nesting deeper than [`MAX_NESTING`] or a

@@ -46,7 +46,9 @@ pub mod resolve;
 mod subset;
 
 pub use codes::codes;
-pub use convert::{parse_module, ParsedModule, MAX_NESTING};
+pub use convert::{
+    parse_module, parse_module_on_this_thread, ParsedModule, MAX_NESTING, PARSE_STACK_BYTES,
+};
 pub use discovery::{discover, Kernel, ModuleIndex};
 pub use resolve::NameResolver;
 pub use subset::check_kernel_subset;

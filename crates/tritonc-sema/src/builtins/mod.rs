@@ -333,9 +333,10 @@ pub fn tensor_attr(
                 .map(|d| match d {
                     tritonc_ir::Dim::Known(n) => Constexpr::Int(*n as i128),
                     // Generic analysis: the dim's name, or an unknown int.
-                    tritonc_ir::Dim::Symbolic(s) => {
-                        crate::value::Symbolic::constexpr(s.as_str(), crate::value::SymbolicKind::Int)
-                    }
+                    tritonc_ir::Dim::Symbolic(s) => crate::value::Symbolic::constexpr(
+                        s.as_str(),
+                        crate::value::SymbolicKind::Int,
+                    ),
                     tritonc_ir::Dim::Unknown => {
                         crate::value::Symbolic::constexpr("?", crate::value::SymbolicKind::Int)
                     }

@@ -240,9 +240,9 @@ pub(super) fn reduce_values(
         .with_primary(span, "a reduction needs a block")
         .with_note("a 0-d value has no axis to reduce"));
     }
-    let shape = first.ty.known_shape().unwrap_or_default();
+    let shape = first.ty.dims().to_vec();
     for t in &inputs[1..] {
-        if t.ty.known_shape().unwrap_or_default() != shape {
+        if t.ty.dims() != shape.as_slice() {
             return Err(err(
                 codes::SHAPE_MISMATCH,
                 span,

@@ -97,7 +97,7 @@ pub fn generic_specialization(
                 },
                 ParamOrigin::Annotation,
             ),
-            _ if pointers.contains(name.as_str()) => (
+            _ if pointers.contains(name.as_str()) || is_pointer_name(&name) => (
                 ArgSpec::Pointer {
                     pointee: fresh_var(),
                     is_const: false,
@@ -121,6 +121,13 @@ pub fn generic_specialization(
         options: LaunchOptions::default(),
     };
     (spec, out)
+}
+
+/// Whether a parameter's name says it is a pointer (`x_ptr`, `out_ptr`, `ptr`), the
+/// convention of Triton's tutorials and most kernel libraries.
+fn is_pointer_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.ends_with("_ptr") || n == "ptr" || n.starts_with("ptr_")
 }
 
 /// What autotune configs and heuristics say about meta-parameter `name`.
