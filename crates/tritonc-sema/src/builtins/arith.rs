@@ -22,6 +22,10 @@ pub fn constant(
     span: Span,
 ) -> Result<TensorValue, Diagnostic> {
     let ty = Type::Scalar(dtype);
+    if dtype.is_var() {
+        // A number of an unknown dtype (`other=-float("inf")` for a pointee variable).
+        return Ok(crate::generic::placeholder(cx, &c.to_string(), ty, span));
+    }
     let id = if dtype.is_float() {
         let f = c.as_f64().ok_or_else(|| {
             err(

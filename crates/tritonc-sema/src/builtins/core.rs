@@ -776,6 +776,12 @@ fn hint(cx: &mut LowerCx<'_>, call: &BuiltinCall, set: fn(&mut Hints, Vec<u64>))
     let b = call.bind(&["input", "values"])?;
     let t = expect_tensor(cx, &call.required(&b, 0, "input")?)?;
     let a = call.required(&b, 1, "values")?;
+    if let SemaValue::Const(c) = &a.0 {
+        if crate::symbolic::is_symbolic(c) {
+            // Generic analysis: a hint of an unknown amount says nothing; the value stays.
+            return Ok(SemaValue::Tensor(t));
+        }
+    }
     let vals: Vec<i128> = match expect_const(&a, "hint values")? {
         Constexpr::Tuple(items) => items.iter().map(|i| i.as_int().unwrap_or(0)).collect(),
         c => vec![c

@@ -331,6 +331,13 @@ pub(crate) fn runtime_bounds(
                 let t = placeholder(cx, &sym.name, Type::Scalar(DType::I32), s);
                 (SemaValue::Tensor(t), s)
             }
+            // A scalar parameter of unknown dtype used as a bound is some integer.
+            SemaValue::Tensor(t) if t.ty.is_scalar() && t.ty.dtype().is_some_and(DType::is_var) => {
+                match crate::builtins::arith::cast(cx, t.clone(), DType::I32, s) {
+                    Ok(c) => (SemaValue::Tensor(c), s),
+                    Err(_) => (v, s),
+                }
+            }
             _ => (v, s),
         })
         .collect()
