@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Compile latency to PTX: tritonc against upstream Triton, same source, same
+specialization, same target (sm_90), on this machine (no GPU needed).
+
+- tritonc: the whole process, `tritonc compile FILE --signature SIG --emit ptx` (parse,
+  analysis, MLIR, PTX), wall time, median of --runs.
+- Triton: `triton.compile(ASTSource(...), target=GPUTarget("cuda", 90, 32))` in a warm
+  process with TRITON_ALWAYS_COMPILE=1, with the ptxas stage stubbed out so the time is
+  source to PTX, median of --runs. (Triton's own process start and import cost, about a
+  second, is not counted: the comparison favours Triton.)
+
+Prints a table with the ratio Triton / tritonc per case.
+
+    python3 bench/compile_latency.py [--tritonc target/release/tritonc] [--runs 10]
+"""
+
+import argparse
+import importlib.util
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import time
+import types
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import cases as case_defs  # noqa: E402
+
+
+def parse_signature(sig, arg_names):
+    """Triton AOT signature -> (signature dict, constexprs dict, attrs dict)."""
+    signature, constexprs, attrs = {}, {}, {}
+    for i, (name, item) in enumerate(zip(arg_names, [s.strip() for s in sig.split(",")])):
+        ty, _, hint = item.partition(":")
+        if ty.startswith("*") or ty[:1] in ("i", "u") and ty[1:].isdigit() or ty in ("fp32", "fp16", "bf16", "fp64"):
+            if hint == "1":
+                signature[name] = "constexpr"
+                constexprs[name] = 1
+                continue
+            signature[name] = ty
+            if hint == "16":
+                attrs[(i,)] = [["tt.divisibility", 16]]
+        else:
+            signature[name] = "constexpr"
+            constexprs[name] = eval(item, {"True": True, "False": False})  # literals from cases.py only
+    return signature, constexprs, attrs
+
+
+def load_example(path):
+    sys.modules.setdefault("torch", types.ModuleType("torch"))  # host code only; kernels need no torch
+    spec = importlib.util.spec_from_file_location(pathlib.Path(path).stem, ROOT / path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def triton_ptx_ms(case, runs):
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.backends.nvidia.compiler import CUDABackend
+    from triton.compiler import ASTSource
+
+    CUDABackend.make_cubin = lambda self, src, metadata, opt, capability: b""  # stop at PTX
+    fn = getattr(load_example(case.file), case.kernel)
+    fn = getattr(fn, "fn", fn)  # unwrap autotuner/heuristics
+    sig, consts, attrs = parse_signature(case.signature, fn.arg_names)
+    target = GPUTarget("cuda", 90, 32)
+    times = []
+    for _ in range(runs + 1):
+        t0 = time.perf_counter()
+        k = triton.compile(ASTSource(fn, sig, consts, attrs), target=target, options={"num_warps": case.num_warps})
+        times.append((time.perf_counter() - t0) * 1e3)
+        assert ".entry" in k.asm["ptx"]
+    return statistics.median(times[1:])
+
+
+def tritonc_ptx_ms(case, tritonc, runs):
+    cmd = [tritonc, "compile", case.file, "--kernel", case.kernel, "--signature", case.signature,
+           "--num-warps", str(case.num_warps), "--target", "sm_90", "--emit", "ptx"]
+    times = []
+    for _ in range(runs + 1):
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+        times.append((time.perf_counter() - t0) * 1e3)
+        if p.returncode != 0:
+            return None, (p.stderr.strip().splitlines() or ["?"])[0]
+    return statistics.median(times[1:]), None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tritonc", default=str(ROOT / "target" / "release" / "tritonc"))
+    ap.add_argument("--runs", type=int, default=10)
+    args = ap.parse_args()
+    os.environ["TRITON_ALWAYS_COMPILE"] = "1"
+    print("| case | tritonc (whole process) ms | Triton (warm, in-process) ms | Triton / tritonc |")
+    print("|---|---|---|---|")
+    seen = set()
+    for case in case_defs.CASES:
+        key = (case.file, case.kernel, case.signature, case.num_warps)
+        if key in seen:
+            continue
+        seen.add(key)
+        tc, err = tritonc_ptx_ms(case, args.tritonc, args.runs)
+        tr = triton_ptx_ms(case, args.runs)
+        if tc is None:
+            print(f"| {case.name} | not compiled: {err} | {tr:.1f} | — |")
+        else:
+            print(f"| {case.name} | {tc:.1f} | {tr:.1f} | {tr / tc:.1f}× |")
+
+
+if __name__ == "__main__":
+    main()
