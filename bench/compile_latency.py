@@ -15,14 +15,12 @@ Prints a table with the ratio Triton / tritonc per case.
 """
 
 import argparse
-import importlib.util
 import os
 import pathlib
 import statistics
 import subprocess
 import sys
 import time
-import types
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -49,11 +47,13 @@ def parse_signature(sig, arg_names):
 
 
 def load_example(path):
-    sys.modules.setdefault("torch", types.ModuleType("torch"))  # host code only; kernels need no torch
-    spec = importlib.util.spec_from_file_location(pathlib.Path(path).stem, ROOT / path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from triton_common import install_torch_stub  # host code only; kernels need no torch
+
+    from triton_common import load_module
+
+    install_torch_stub()
+    return load_module(ROOT / path)
 
 
 def triton_ptx_ms(case, runs):
@@ -64,7 +64,8 @@ def triton_ptx_ms(case, runs):
 
     CUDABackend.make_cubin = lambda self, src, metadata, opt, capability: b""  # stop at PTX
     fn = getattr(load_example(case.file), case.kernel)
-    fn = getattr(fn, "fn", fn)  # unwrap autotuner/heuristics
+    while not isinstance(fn, triton.runtime.JITFunction):  # unwrap autotune/heuristics
+        fn = fn.fn
     sig, consts, attrs = parse_signature(case.signature, fn.arg_names)
     target = GPUTarget("cuda", 90, 32)
     times = []
