@@ -64,12 +64,23 @@ impl Lattice for Lanes {
     fn join(&self, o: &Self) -> Self {
         match (self, o) {
             (Lanes::Exact, x) | (x, Lanes::Exact) => *x,
+            // Undefined lanes win, and the fact keeps the load they come from, so that
+            // TRI102 points at the load without `other=`.
             (Lanes::Masked(a), Lanes::Masked(b)) => Lanes::Masked(MaskedLanes {
                 fill: a.fill.join(b.fill),
                 through_exp: a.through_exp || b.through_exp,
-                ..*a
+                ..*undefined_first(a, b)
             }),
         }
+    }
+}
+
+/// `b` when only `b`'s lanes are undefined, else `a`.
+fn undefined_first<'a>(a: &'a MaskedLanes, b: &'a MaskedLanes) -> &'a MaskedLanes {
+    if b.fill == Fill::Undefined && a.fill != Fill::Undefined {
+        b
+    } else {
+        a
     }
 }
 
@@ -243,7 +254,8 @@ impl Transfer for LanesAnalysis {
                         ..zero
                     })
                 }
-                (Lanes::Masked(mut x), Lanes::Masked(y)) => {
+                (Lanes::Masked(x), Lanes::Masked(y)) => {
+                    let mut x = *undefined_first(&x, &y);
                     x.fill = match (x.fill, y.fill) {
                         (Fill::Undefined, _) | (_, Fill::Undefined) => Fill::Undefined,
                         (Fill::Const(a), Fill::Const(c)) if same_value(f, x.mask, y.mask) => {

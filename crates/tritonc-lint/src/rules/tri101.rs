@@ -66,6 +66,17 @@ impl Rule for UnmaskedBlockAccess {
         for &op in &ops {
             if matches!(f.kind(op), OpKind::CmpI(_)) {
                 compares.push(op);
+                // A range against a range (`rows[:, None] >= cols[None, :]`) is a causal or
+                // triangular mask, not a bound: it says nothing about partial blocks.
+                let ranged = f
+                    .op(op)
+                    .operands()
+                    .iter()
+                    .filter(|&&v| ir.shape.get(v).dims.iter().any(|d| !d.roots.is_empty()))
+                    .count();
+                if ranged > 1 {
+                    continue;
+                }
                 for &v in f.op(op).operands() {
                     for d in &ir.shape.get(v).dims {
                         compared.extend(d.roots.iter().copied());
