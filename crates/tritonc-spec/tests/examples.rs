@@ -2,46 +2,9 @@
 //! computed here in f64 from the math (not from the kernel), within the bounds of
 //! docs/numerics.md.
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use tritonc_diagnostics::SourceMap;
-use tritonc_interp::InterpOptions;
-use tritonc_spec::{run_spec_file, RunOutcome, TensorArg};
-
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(name)
-}
-
-fn run(name: &str) -> RunOutcome {
-    let mut sources = SourceMap::new();
-    match run_spec_file(&example(name), &mut sources, &InterpOptions::default()) {
-        Ok(o) => o,
-        Err(ds) => panic!(
-            "{name}: {:#?}",
-            ds.iter().map(|d| &d.message).collect::<Vec<_>>()
-        ),
-    }
-}
-
-fn tensor<'a>(o: &'a RunOutcome, name: &str) -> &'a TensorArg {
-    o.launch
-        .tensors
-        .iter()
-        .find(|t| t.name == name)
-        .expect("tensor exists")
-}
-
-fn values(o: &RunOutcome, name: &str) -> Vec<f64> {
-    tensor(o, name).values(&o.launch.memory)
-}
-
-/// Half an ulp of fp16 at |v| (relative 2^-11), the rounding of the final store.
-fn f16_half_ulp(v: f64) -> f64 {
-    let v = v.abs().max(2f64.powi(-14));
-    2f64.powi(v.log2().floor() as i32 - 11)
-}
+use common::{f16_half_ulp, run, values};
 
 #[test]
 fn vector_add_is_exact() {
