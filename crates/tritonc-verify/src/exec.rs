@@ -20,6 +20,9 @@ pub struct PreparedCase {
     pub function: Function,
     /// Warps per program.
     pub num_warps: u32,
+    /// The kernel's `tl.constexpr` parameters (the others the specialization fixed to 1
+    /// were ints equal to one).
+    pub constexpr_params: Vec<String>,
 }
 
 impl PreparedCase {
@@ -30,7 +33,17 @@ impl PreparedCase {
         spec_path: &Path,
         sources: &mut SourceMap,
     ) -> Result<PreparedCase, Vec<Diagnostic>> {
-        let (launch, _def, module) = tritonc_spec::prepare(spec, spec_path, sources)?;
+        let (launch, def, module) = tritonc_spec::prepare(spec, spec_path, sources)?;
+        let constexpr_params = def
+            .params
+            .iter()
+            .filter(|p| {
+                p.annotation
+                    .as_ref()
+                    .is_some_and(tritonc_sema::spec::is_constexpr_annotation)
+            })
+            .map(|p| p.name.name.clone())
+            .collect();
         let lowered =
             tritonc_sema::lower_kernel(&module, &launch.kernel_name, &launch.specialization)?;
         let function = match lowered.function(&launch.kernel_name) {
@@ -46,6 +59,7 @@ impl PreparedCase {
             launch,
             function,
             num_warps: spec.num_warps,
+            constexpr_params,
         })
     }
 

@@ -25,7 +25,7 @@ pub mod plan;
 pub mod report;
 pub mod tolerance;
 pub mod triton;
-mod verify;
+pub mod verify;
 
 pub use compare::{compare, Comparison, OutputTensor};
 pub use config::{split_verify_table, VerifyConfig};
@@ -34,4 +34,5 @@ pub use gpu::{launch_args, BundleDir, BundleSource, GpuExecutor};
 pub use plan::{parse_stages, plan, Case, CaseKind, Plan, Stage};
 pub use report::{Check, VerifyReport};
 pub use tolerance::{analyze, derive, KernelNumerics, Tolerance};
+pub use triton::compare_with_triton;
 pub use verify::{load_spec, verify, Progress, VerifyError, VerifySpec};

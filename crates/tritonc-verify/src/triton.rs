@@ -1,1 +1,211 @@
-//! placeholder
+//! `--against triton`: the same kernel source run through upstream Triton (Python, on
+//! the GPU host) on the same input bytes, compared with the device under test.
+//!
+//! The verifier writes the launch's buffers (`buf{i}.bin`, raw bytes), a JSON
+//! description of the arguments and a small Python script into a temporary directory,
+//! runs the script, and reads back each output as little-endian f64 (`out_{name}.bin`).
+//! Triton lowers some ops differently (approximate `div.full.f32`, its own fusion), so
+//! the comparison uses the kernel's derived tolerance with at least 16 f32 ulps.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use tritonc_diagnostics::SourceMap;
+use tritonc_interp::ArgValue;
+use tritonc_ir::DType;
+use tritonc_sema::{ArgSpec, Constexpr};
+
+use crate::compare::{compare, OutputTensor};
+use crate::exec::{Executor, PreparedCase};
+use crate::plan::Stage;
+use crate::report::Check;
+use crate::tolerance::{analyze, derive};
+use crate::verify::VerifySpec;
+
+/// The script run under upstream Triton; it reads `launch.json` in its directory.
+pub const SCRIPT: &str = r#"import importlib.util, json, os, sys
+import torch
+
+here = os.path.dirname(os.path.abspath(__file__))
+cfg = json.load(open(os.path.join(here, "launch.json")))
+spec = importlib.util.spec_from_file_location("kernel_module", cfg["kernel_path"])
+module = importlib.util.module_from_spec(spec)
+sys.path.insert(0, os.path.dirname(cfg["kernel_path"]))
+spec.loader.exec_module(module)
+kernel = getattr(module, cfg["kernel"])
+dtypes = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
+          "fp64": torch.float64, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
+          "i64": torch.int64, "u8": torch.uint8, "i1": torch.bool}
+storages = []
+for i, b in enumerate(cfg["buffers"]):
+    raw = open(os.path.join(here, f"buf{i}.bin"), "rb").read()
+    t = torch.frombuffer(bytearray(raw), dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
+    storages.append(t.view(dtypes[b["dtype"]]).cuda())
+kwargs, outputs = {}, []
+for a in cfg["args"]:
+    if a["kind"] == "tensor":
+        kwargs[a["name"]] = torch.as_strided(storages[a["buffer"]], a["shape"], a["strides"], a["offset"])
+        if a["output"]:
+            outputs.append((a["tensor"], kwargs[a["name"]]))
+    else:
+        kwargs[a["name"]] = a["value"]
+kernel[tuple(cfg["grid"])](**kwargs, num_warps=cfg["num_warps"])
+torch.cuda.synchronize()
+for name, t in outputs:
+    t.double().contiguous().cpu().numpy().tofile(os.path.join(here, f"out_{name}.bin"))
+print("ok")
+"#;
+
+/// A constexpr as a JSON value for the script.
+fn constexpr_json(c: &Constexpr) -> String {
+    match c {
+        Constexpr::Int(i) => i.to_string(),
+        Constexpr::Float(f) => format!("{f:?}"),
+        Constexpr::Bool(b) => if *b { "true" } else { "false" }.into(),
+        Constexpr::None => "null".into(),
+        other => format!("{:?}", other.to_string()),
+    }
+}
+
+/// The `launch.json` the script reads.
+pub fn launch_json(case: &PreparedCase) -> Result<String, String> {
+    let l = &case.launch;
+    let mut runtime = l.runtime_args.iter();
+    let mut args = Vec::new();
+    for (name, spec) in &l.specialization.params {
+        let value = match spec {
+            ArgSpec::Pointer { .. } => {
+                let Some(ArgValue::Ptr(addr)) = runtime.next() else {
+                    return Err(format!("`{name}` has no tensor"));
+                };
+                let t = l
+                    .tensors
+                    .iter()
+                    .find(|t| t.data_ptr() == *addr)
+                    .ok_or_else(|| format!("`{name}`: no tensor at {addr:#x}"))?;
+                format!(
+                    r#"{{"name": "{name}", "kind": "tensor", "tensor": "{}", "buffer": {}, "shape": {:?}, "strides": {:?}, "offset": {}, "output": {}}}"#,
+                    t.name, t.buffer.0, t.shape, t.strides, t.offset, t.output
+                )
+            }
+            ArgSpec::Scalar { .. } => {
+                let v = match runtime.next() {
+                    Some(ArgValue::Int(i)) => i.to_string(),
+                    Some(ArgValue::Float(f)) => format!("{f:?}"),
+                    _ => return Err(format!("`{name}` has no scalar")),
+                };
+                format!(r#"{{"name": "{name}", "kind": "scalar", "value": {v}}}"#)
+            }
+            ArgSpec::Constexpr(c) => format!(
+                r#"{{"name": "{name}", "kind": "constexpr", "value": {}}}"#,
+                constexpr_json(c)
+            ),
+        };
+        args.push(value);
+    }
+    let buffers: Vec<String> = l
+        .memory
+        .buffers()
+        .iter()
+        .map(|b| {
+            format!(
+                r#"{{"dtype": "{}"}}"#,
+                b.dtype.signature_name().unwrap_or("u8")
+            )
+        })
+        .collect();
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "{{\"kernel_path\": {:?}, \"kernel\": {:?}, \"grid\": {:?}, \"num_warps\": {}, \"buffers\": [{}], \"args\": [{}]}}",
+        std::fs::canonicalize(&l.kernel_path)
+            .unwrap_or_else(|_| l.kernel_path.clone())
+            .display()
+            .to_string(),
+        l.kernel_name,
+        l.grid,
+        case.num_warps,
+        buffers.join(", "),
+        args.join(", ")
+    );
+    Ok(out)
+}
+
+/// Runs stage 1's launch on `device` and through upstream Triton with `python`, and
+/// compares every output.
+pub fn compare_with_triton(
+    spec_path: &Path,
+    input: &VerifySpec,
+    device: &mut dyn Executor,
+    python: &str,
+    sources: &mut SourceMap,
+) -> Result<Vec<Check>, String> {
+    let case = PreparedCase::prepare(&input.spec, spec_path, sources).map_err(|d| {
+        d.iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })?;
+    let mut got = Vec::new();
+    device
+        .run(&case, 1, &mut |_, o| got = o)
+        .map_err(|e| e.message)?;
+    let dir = std::env::temp_dir().join(format!("tritonc-against-triton-{}", std::process::id()));
+    let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    for (i, b) in case.launch.memory.buffers().iter().enumerate() {
+        std::fs::write(dir.join(format!("buf{i}.bin")), &b.bytes).map_err(io)?;
+    }
+    std::fs::write(dir.join("launch.json"), launch_json(&case)?).map_err(io)?;
+    std::fs::write(dir.join("against_triton.py"), SCRIPT).map_err(io)?;
+    let run = Command::new(python)
+        .arg(dir.join("against_triton.py"))
+        .output()
+        .map_err(|e| format!("cannot run `{python}`: {e}"))?;
+    if !run.status.success() {
+        let err = String::from_utf8_lossy(&run.stderr);
+        let tail: Vec<&str> = err.lines().rev().take(12).collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(format!(
+            "upstream Triton failed: {}",
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        ));
+    }
+    let mut numerics = analyze(&case.function);
+    numerics.approx_math.push("triton's lowering".into());
+    numerics.fusable = true;
+    let mut checks = Vec::new();
+    for g in &got {
+        let bytes = std::fs::read(dir.join(format!("out_{}.bin", g.name))).map_err(io)?;
+        let values = bytes
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("chunks of 8")))
+            .collect();
+        let want = OutputTensor {
+            name: g.name.clone(),
+            dtype: g.dtype,
+            shape: g.shape.clone(),
+            values,
+        };
+        let tol = derive(
+            &numerics,
+            if g.dtype.is_float() {
+                g.dtype
+            } else {
+                DType::I64
+            },
+            want.max_abs(),
+        );
+        checks.push(Check::compared(
+            Stage::Correctness,
+            "spec",
+            &g.name,
+            "triton",
+            compare(g, &want, &tol),
+            format!("atol {:.3e} rtol {:.3e} ({})", tol.atol, tol.rtol, tol.why),
+        ));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(checks)
+}

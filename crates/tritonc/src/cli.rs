@@ -40,8 +40,13 @@ pub enum Command {
 /// `tritonc compile`.
 #[derive(Debug, Args)]
 pub struct CompileArgs {
-    /// The Python file that defines the kernel.
-    pub file: PathBuf,
+    /// The Python file that defines the kernel (or `--spec SPEC`).
+    #[arg(required_unless_present = "spec")]
+    pub file: Option<PathBuf>,
+    /// Compile every variant `tritonc verify SPEC` launches (the specializations come
+    /// from the launch spec's actual arguments).
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["signature", "kernel"])]
+    pub spec: Option<PathBuf>,
     /// The kernel to compile (required when the file defines several).
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
@@ -58,17 +63,17 @@ pub struct CompileArgs {
     /// The target architecture: sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942.
     #[arg(long, value_name = "ARCH", default_value = "sm_90")]
     pub target: String,
-    /// Stages to emit, comma-separated: ttir, ttgir, mlir, llir, ptx, cubin.
-    #[arg(
-        long,
-        value_name = "STAGES",
-        value_delimiter = ',',
-        default_value = "cubin"
-    )]
-    pub emit: Vec<String>,
-    /// Directory to write the emitted files to (text stages print to stdout without it).
+    /// Stages to emit, comma-separated: ttir, ttgir, mlir, llir, ptx, cubin (default:
+    /// write a bundle per variant).
+    #[arg(long, value_name = "STAGES", value_delimiter = ',')]
+    pub emit: Option<Vec<String>>,
+    /// Directory to write the emitted files and bundles to (text stages print to stdout
+    /// without it; bundles go to `tritonc-out/`).
     #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
+    /// Keep `a*b + c` as separate roundings (no `fma` contraction).
+    #[arg(long)]
+    pub no_fp_fusion: bool,
 }
 
 /// `tritonc lint`.
@@ -150,6 +155,20 @@ pub struct RunArgs {
     /// Run on the CPU interpreter instead of the GPU.
     #[arg(long)]
     pub interpret: bool,
+    /// Launch a bundle from this directory (`tritonc compile -o DIR`) instead of
+    /// compiling the kernel.
+    #[arg(long, value_name = "DIR")]
+    pub bundle: Option<PathBuf>,
+    /// Write every output tensor to DIR/NAME.npy.
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+    /// Interpreter: masked-off lanes of loads without `other=` read NaN (0x5a… for
+    /// ints) instead of 0.
+    #[arg(long)]
+    pub poison_masked: bool,
+    /// The target to compile for when no bundle is given.
+    #[arg(long, value_name = "ARCH", default_value = "sm_90")]
+    pub target: String,
 }
 
 /// `tritonc verify`.
@@ -157,6 +176,29 @@ pub struct RunArgs {
 pub struct VerifyArgs {
     /// The launch spec (TOML).
     pub spec: PathBuf,
+    /// The stages to run, e.g. `1,3` or `2-4` (default: all five).
+    #[arg(long, value_name = "STAGES", default_value = "1-5")]
+    pub stages: String,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Launch bundles from this directory (`tritonc compile --spec SPEC -o DIR`).
+    #[arg(long, value_name = "DIR")]
+    pub bundle: Option<PathBuf>,
+    /// Also compare stage 1 with upstream Triton running the same source
+    /// (`triton`; needs python3 with triton and torch on a GPU host).
+    #[arg(long, value_name = "WHAT", value_parser = ["triton"])]
+    pub against: Option<String>,
+    /// The Python interpreter for `--against triton`.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: String,
+    /// Use the CPU interpreter as the device under test (no GPU: checks the kernel
+    /// against references, poisoned lanes and races only).
+    #[arg(long)]
+    pub interpret: bool,
+    /// The target to compile for when no bundle is given.
+    #[arg(long, value_name = "ARCH", default_value = "sm_90")]
+    pub target: String,
 }
 
 /// `tritonc rule`.

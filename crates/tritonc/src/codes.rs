@@ -35,6 +35,14 @@ pub const NO_PYTHON_FILES: Code = Code("E0513");
 pub const CANNOT_WRITE_OUTPUT: Code = Code("E0514");
 /// The requested feature is not available in this build.
 pub const NOT_IMPLEMENTED: Code = Code("E0590");
+/// The back end cannot lower the kernel yet.
+pub const BACKEND_UNSUPPORTED: Code = Code("E0591");
+/// No GPU or driver to run on.
+pub const NO_GPU: Code = Code("E0592");
+/// A launch refused before it reached the GPU, or a bundle that cannot run.
+pub const LAUNCH_REFUSED: Code = Code("E0593");
+/// A failure inside tritonc's own generated code or the driver.
+pub const INTERNAL_FAILURE: Code = Code("E0594");
 
 /// The registry of the command line's input errors.
 pub static REGISTRY: CodeRegistry = CodeRegistry::new("input", CODES);
@@ -45,6 +53,8 @@ pub fn catalog() -> CodeCatalog {
         .with(tritonc_syntax::codes::REGISTRY)
         .with(tritonc_sema::codes::REGISTRY)
         .with(tritonc_lint::REGISTRY)
+        .with(tritonc_spec::codes::REGISTRY)
+        .with(tritonc_interp::REGISTRY)
         .with(REGISTRY)
 }
 
@@ -361,6 +371,91 @@ tritonc compile kernel.py --emit ptx
 ## Use instead
 
 Use the stages this build has (`--emit ttir`) and check `tritonc --version` for updates.
+",
+    },
+    CodeDoc {
+        code: BACKEND_UNSUPPORTED,
+        name: "backend-unsupported",
+        summary: "the NVIDIA back end cannot lower this kernel yet",
+        explanation: "\
+The kernel is valid Triton, but the back end does not lower one of its constructs yet
+(the message names the stage and, where known, points at the op). The exit status is 4,
+as for other features missing from this build. The interpreter (`tritonc run SPEC
+--interpret`) runs every kernel the front end accepts.
+
+## Example
+
+```python
+acc = tl.dot(a, b, acc)  # before the tensor-core path
+```
+
+## Use instead
+
+Run the kernel on the interpreter, or compile it with upstream Triton for now.
+",
+    },
+    CodeDoc {
+        code: NO_GPU,
+        name: "no-gpu",
+        summary: "no CUDA driver or GPU to run on",
+        explanation: "\
+`tritonc run` and `tritonc verify` launch kernels through the CUDA driver (libcuda, loaded
+at run time). Without a driver or a GPU they stop with exit status 3.
+
+## Example
+
+```text
+tritonc run examples/softmax.toml      # on a machine without a GPU
+```
+
+## Use instead
+
+```text
+tritonc run examples/softmax.toml --interpret
+tritonc verify examples/softmax.toml --interpret
+```
+",
+    },
+    CodeDoc {
+        code: LAUNCH_REFUSED,
+        name: "launch-refused",
+        summary: "the arguments break an assumption the bundle was compiled with",
+        explanation: "\
+A bundle is compiled for a specialization: `:16` pointers are 16-byte aligned, `:16`
+integers are multiples of 16, `:1` integers equal 1, dtypes and constexprs are fixed.
+Before a launch every assumption is checked against the actual arguments; a launch that
+breaks one is refused (exit status 2) rather than run with wrong results.
+
+## Example
+
+```toml
+[tensors.x]
+offset = 1          # x is no longer 16-byte aligned; the bundle says `*fp32:16`
+```
+
+## Use instead
+
+Compile the variant the launch needs: `tritonc compile --spec SPEC -o DIR`.
+",
+    },
+    CodeDoc {
+        code: INTERNAL_FAILURE,
+        name: "internal-failure",
+        summary: "generated code was rejected by ptxas or the driver, or faulted",
+        explanation: "\
+ptxas or the CUDA driver rejected PTX that tritonc generated, or a kernel faulted on the
+GPU. This is a bug in tritonc (exit status 70); please report it with the kernel and the
+command line.
+
+## Example
+
+```text
+error[E0594]: ptxas rejected the generated PTX for sm_90
+```
+
+## Use instead
+
+Run the kernel on the interpreter (`--interpret`) meanwhile.
 ",
     },
 ];

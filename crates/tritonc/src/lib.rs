@@ -5,6 +5,7 @@
 // only on the cold path, so its size (well over clippy's 128 bytes) costs nothing.
 #![allow(clippy::result_large_err)]
 
+pub mod backend;
 pub mod cli;
 pub mod codes;
 pub mod commands;
@@ -24,8 +25,8 @@ pub fn run(cli: &Cli) -> Exit {
     match &cli.command {
         Command::Compile(args) => commands::compile::run(args, &out),
         Command::Lint(args) => commands::lint::run(args, &out),
-        Command::Run(args) => commands::pending::run(args, &out),
-        Command::Verify(args) => commands::pending::verify(args, &out),
+        Command::Run(args) => commands::run::run(args, &out),
+        Command::Verify(args) => commands::verify::run(args, &out),
         Command::Rule(args) => commands::rule::run(args, &out),
     }
 }

@@ -25,8 +25,11 @@ pub struct CompileRequest {
     pub num_stages: u32,
     /// The target.
     pub target: Target,
-    /// The stages to emit, in pipeline order, without duplicates.
+    /// The stages to emit, in pipeline order, without duplicates (empty without
+    /// `--emit`: then a bundle per variant is written).
     pub stages: Vec<Stage>,
+    /// Contract `a*b + c` into `fma` (off with `--no-fp-fusion`).
+    pub fp_fusion: bool,
 }
 
 /// Why a stage produced no output.
@@ -100,6 +103,9 @@ pub fn emit_ttir(
 
 /// Runs `compile`.
 pub fn run(args: &CompileArgs, out: &Output) -> Exit {
+    if let Some(spec) = &args.spec {
+        return super::compile_backend::compile_spec(args, spec, out);
+    }
     let mut sources = SourceMap::new();
     let request = match validate_options(args) {
         Ok(request) => request,
@@ -128,6 +134,11 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
         let mut warnings = Vec::new();
         let result = match stage {
             Stage::Ttir => emit_ttir(&kernel, bound.as_ref(), &request, &mut warnings),
+            Stage::Ttgir => {
+                super::compile_backend::emit_ttgir(&kernel, bound.as_ref(), &request, &mut warnings)
+            }
+            // Handled below, once for both: one compilation gives the PTX and the cubin.
+            Stage::Ptx | Stage::Cubin => continue,
             _ => Err(StageError::NotImplemented(format!(
                 "`--emit {}` needs the {} back end, which is not available in this build yet",
                 stage.name(),
@@ -160,11 +171,26 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
             }
         }
     }
+    let wants_code = request.stages.is_empty()
+        || request
+            .stages
+            .iter()
+            .any(|s| matches!(s, Stage::Ptx | Stage::Cubin));
+    if wants_code {
+        return super::compile_backend::emit_code(
+            args,
+            &kernel,
+            bound.as_ref(),
+            &request,
+            &mut sources,
+            out,
+        );
+    }
     Exit::Success
 }
 
 /// The sema launch options of a request.
-fn launch_options(request: &CompileRequest) -> LaunchOptions {
+pub(crate) fn launch_options(request: &CompileRequest) -> LaunchOptions {
     let target = match request.target.vendor {
         Vendor::Nvidia => tritonc_sema::Target::cuda(request.target.capability),
         Vendor::Amd => tritonc_sema::Target {
@@ -198,7 +224,7 @@ fn specialize(
 }
 
 /// Checks `--num-warps`, `--target` and `--emit`; reports every bad option at once.
-fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec<Diagnostic>> {
+pub(crate) fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let n = args.num_warps;
     if !(n.is_power_of_two() && n <= 32) {
@@ -222,7 +248,7 @@ fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec<Diagnostic
         );
     }
     let mut stages = Vec::new();
-    for name in &args.emit {
+    for name in args.emit.as_deref().unwrap_or_default() {
         match Stage::parse(name) {
             Some(stage) => stages.push(stage),
             None => {
@@ -246,6 +272,7 @@ fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec<Diagnostic
             num_stages: args.num_stages,
             target,
             stages,
+            fp_fusion: !args.no_fp_fusion,
         }),
         _ => Err(errors),
     }
@@ -265,7 +292,12 @@ fn load_kernel(
     args: &CompileArgs,
     sources: &mut SourceMap,
 ) -> Result<LoadedKernel, Vec<Diagnostic>> {
-    let path = args.file.as_path();
+    let Some(path) = args.file.as_deref() else {
+        return Err(vec![Diagnostic::error(
+            codes::NOT_A_FILE,
+            "no kernel file given: pass FILE or `--spec SPEC`",
+        )]);
+    };
     if path.is_dir() {
         return Err(vec![not_a_file(path)]);
     }
@@ -348,7 +380,7 @@ fn select_kernel(
 
 /// Prints a text stage to stdout, or writes it to `DIR/KERNEL.EXT` (`DIR/KERNEL.I.EXT`
 /// for autotune variant `I`). On stdout each variant is preceded by a comment naming it.
-fn write_stage(
+pub(crate) fn write_stage(
     dir: Option<&Path>,
     kernel: &KernelSummary,
     stage: Stage,

@@ -1,6 +1,8 @@
 //! One module per command.
 
 pub mod compile;
+pub mod compile_backend;
 pub mod lint;
-pub mod pending;
 pub mod rule;
+pub mod run;
+pub mod verify;

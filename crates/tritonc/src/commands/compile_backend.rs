@@ -1,0 +1,365 @@
+//! The back-end stages of `tritonc compile`: `--emit ttgir`, `ptx`, `cubin`, the bundle
+//! per variant (the default), and `--spec SPEC`, which compiles every variant
+//! `tritonc verify SPEC` will launch.
+
+use std::path::{Path, PathBuf};
+
+use tritonc_bundle::Bundle;
+use tritonc_diagnostics::{Diagnostic, SourceMap};
+use tritonc_sema::meta::{self, BoundKernel};
+use tritonc_sema::Specialization;
+
+use crate::backend::{self, BackendError, BackendOptions};
+use crate::cli::CompileArgs;
+use crate::codes;
+use crate::commands::compile::{
+    launch_options, validate_options, write_stage, CompileRequest, LoadedKernel, StageError,
+    StageOutput,
+};
+use crate::exit::Exit;
+use crate::output::{Output, Stream};
+use crate::target::Stage;
+
+/// Where bundles go without `-o`.
+pub const DEFAULT_BUNDLE_DIR: &str = "tritonc-out";
+
+/// One specialization to compile, with its autotune label when there are several.
+struct Variant {
+    label: Option<(usize, String)>,
+    spec: Specialization,
+}
+
+/// The kernel's specializations: the bound signature (or the annotations) expanded over
+/// autotune configs and heuristics.
+fn variants(
+    kernel: &LoadedKernel,
+    bound: Option<&BoundKernel>,
+    request: &CompileRequest,
+) -> Result<Vec<Variant>, StageError> {
+    let found = &kernel.summary.kernel;
+    let from_annotations;
+    let bound = match bound {
+        Some(b) => b,
+        None => {
+            from_annotations =
+                meta::specialize_from_annotations(found, &kernel.scope, launch_options(request))
+                    .map_err(StageError::Diagnostics)?;
+            &from_annotations
+        }
+    };
+    let expanded =
+        meta::expand_variants(found, &kernel.scope, bound).map_err(StageError::Diagnostics)?;
+    let several = expanded.len() > 1;
+    Ok(expanded
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| Variant {
+            label: several.then(|| (i, v.label.unwrap_or_default())),
+            spec: v.spec,
+        })
+        .collect())
+}
+
+/// The kernel's `tl.constexpr` parameter names.
+fn constexpr_params(kernel: &LoadedKernel) -> Vec<String> {
+    kernel
+        .summary
+        .kernel
+        .def
+        .params
+        .iter()
+        .filter(|p| {
+            p.annotation
+                .as_ref()
+                .is_some_and(tritonc_sema::spec::is_constexpr_annotation)
+        })
+        .map(|p| p.name.name.clone())
+        .collect()
+}
+
+/// Lowers one variant to the tile IR function.
+fn lower(
+    kernel: &LoadedKernel,
+    spec: &Specialization,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<tritonc_ir::Function, StageError> {
+    let lowered = tritonc_sema::lower_kernel_in(&kernel.scope, &kernel.summary.name, spec)
+        .map_err(StageError::Diagnostics)?;
+    warnings.extend(lowered.warnings);
+    let module = lowered.module;
+    match module.function(&kernel.summary.name) {
+        Some(f) => Ok(f.clone()),
+        None => module.functions.into_iter().next().ok_or_else(|| {
+            StageError::NotImplemented("sema produced no function for the kernel".into())
+        }),
+    }
+}
+
+/// `--emit ttgir`: the tile IR with the layouts the back end assigns.
+pub fn emit_ttgir(
+    kernel: &LoadedKernel,
+    bound: Option<&BoundKernel>,
+    request: &CompileRequest,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Vec<StageOutput>, StageError> {
+    let mut outputs = Vec::new();
+    for v in variants(kernel, bound, request)? {
+        let func = lower(kernel, &v.spec, warnings)?;
+        let layouts =
+            tritonc_ttgir::assign_layouts(&func, v.spec.options.num_warps).map_err(|e| {
+                let mut d = Diagnostic::error(
+                    codes::BACKEND_UNSUPPORTED,
+                    format!("layout assignment failed: {}", e.message),
+                );
+                if let Some(span) = e.span {
+                    d = d.with_primary(span, "here");
+                }
+                StageError::Diagnostics(vec![d])
+            })?;
+        outputs.push(StageOutput {
+            variant: v.label,
+            text: tritonc_ttgir::print_ttgir(&func, &layouts),
+        });
+    }
+    Ok(outputs)
+}
+
+/// Reports a back-end error and returns its exit status.
+fn backend_failure(e: BackendError, sources: &SourceMap, out: &Output) -> Exit {
+    let (d, exit) = match e {
+        BackendError::Unavailable(m) => (
+            Diagnostic::error(codes::NOT_IMPLEMENTED, m),
+            Exit::NotImplemented,
+        ),
+        BackendError::Unsupported(d) => (d, Exit::NotImplemented),
+        BackendError::Internal(m) => (
+            Diagnostic::error(codes::INTERNAL_FAILURE, m),
+            Exit::InternalError,
+        ),
+    };
+    out.diagnostics(Stream::Stderr, &[d], sources);
+    exit
+}
+
+/// Writes `bundle` under `dir`; reports where on stderr.
+fn write_bundle(bundle: &Bundle, dir: &Path, out: &Output) -> Result<PathBuf, Diagnostic> {
+    let path = dir.join(bundle.dir_name());
+    bundle.write_dir(&path).map_err(|e| {
+        Diagnostic::error(
+            codes::CANNOT_WRITE_OUTPUT,
+            format!("cannot write the bundle `{}`: {e}", path.display()),
+        )
+    })?;
+    out.summary(
+        Stream::Stderr,
+        &format!("wrote {}: {}", path.display(), backend::describe(bundle)),
+    );
+    Ok(path)
+}
+
+/// `--emit ptx` / `cubin`, or no `--emit`: compile every variant; print or write the
+/// PTX; write a bundle per variant to `-o DIR` (default `tritonc-out/`) unless only
+/// PTX text was asked for on stdout.
+pub fn emit_code(
+    args: &CompileArgs,
+    kernel: &LoadedKernel,
+    bound: Option<&BoundKernel>,
+    request: &CompileRequest,
+    sources: &mut SourceMap,
+    out: &Output,
+) -> Exit {
+    if !backend::AVAILABLE {
+        return backend_failure(
+            BackendError::Unavailable(backend::unavailable_message("`tritonc compile` to PTX")),
+            sources,
+            out,
+        );
+    }
+    let emit_ptx = request.stages.contains(&Stage::Ptx);
+    let emit_cubin = request.stages.contains(&Stage::Cubin);
+    let bundle_dir = match (&args.output_dir, request.stages.is_empty() || emit_cubin) {
+        (Some(d), _) => Some(d.clone()),
+        (None, true) => Some(PathBuf::from(DEFAULT_BUNDLE_DIR)),
+        (None, false) => None,
+    };
+    let options = BackendOptions {
+        target: request.target,
+        fp_fusion: request.fp_fusion,
+        cubin: bundle_dir.is_some(),
+    };
+    let constexprs = constexpr_params(kernel);
+    let constexprs: Vec<&str> = constexprs.iter().map(String::as_str).collect();
+    let mut warnings = Vec::new();
+    let list = match variants(kernel, bound, request) {
+        Ok(v) => v,
+        Err(e) => return stage_error(e, sources, out),
+    };
+    let mut ptx_outputs = Vec::new();
+    for v in list {
+        let func = match lower(kernel, &v.spec, &mut warnings) {
+            Ok(f) => f,
+            Err(e) => return stage_error(e, sources, out),
+        };
+        let compiled = match backend::compile_bundle(&func, sources, &v.spec, &constexprs, &options)
+        {
+            Ok(c) => c,
+            Err(e) => return backend_failure(e, sources, out),
+        };
+        if let Some(note) = &compiled.note {
+            if emit_cubin {
+                out.diagnostics(
+                    Stream::Stderr,
+                    &[Diagnostic::warning(codes::NOT_IMPLEMENTED, note.clone())],
+                    sources,
+                );
+            }
+        }
+        if let Some(dir) = &bundle_dir {
+            if let Err(d) = write_bundle(&compiled.bundle, dir, out) {
+                out.diagnostics(Stream::Stderr, &[d], sources);
+                return Exit::InputError;
+            }
+        }
+        ptx_outputs.push(StageOutput {
+            variant: v.label,
+            text: compiled.bundle.ptx,
+        });
+    }
+    if !warnings.is_empty() {
+        out.diagnostics(Stream::Stderr, &warnings, sources);
+    }
+    if emit_ptx {
+        if let Err(d) = write_stage(
+            args.output_dir.as_deref(),
+            &kernel.summary,
+            Stage::Ptx,
+            &ptx_outputs,
+        ) {
+            out.diagnostics(Stream::Stderr, &[d], sources);
+            return Exit::InputError;
+        }
+    }
+    Exit::Success
+}
+
+fn stage_error(e: StageError, sources: &SourceMap, out: &Output) -> Exit {
+    match e {
+        StageError::Diagnostics(d) => {
+            out.diagnostics(Stream::Stderr, &d, sources);
+            Exit::InputError
+        }
+        StageError::NotImplemented(m) => {
+            out.diagnostics(
+                Stream::Stderr,
+                &[Diagnostic::error(codes::NOT_IMPLEMENTED, m)],
+                sources,
+            );
+            Exit::NotImplemented
+        }
+    }
+}
+
+/// `tritonc compile --spec SPEC`: every distinct specialization the five stages of
+/// `tritonc verify SPEC` launch, compiled into bundles under `-o DIR`.
+pub fn compile_spec(args: &CompileArgs, spec_path: &Path, out: &Output) -> Exit {
+    let mut sources = SourceMap::new();
+    let request = match validate_options(args) {
+        Ok(r) => r,
+        Err(d) => {
+            out.diagnostics(Stream::Stderr, &d, &sources);
+            return Exit::InputError;
+        }
+    };
+    if !backend::AVAILABLE {
+        return backend_failure(
+            BackendError::Unavailable(backend::unavailable_message("`tritonc compile --spec`")),
+            &sources,
+            out,
+        );
+    }
+    let input = match tritonc_verify::load_spec(spec_path, &mut sources) {
+        Ok(i) => i,
+        Err(d) => {
+            out.diagnostics(Stream::Stderr, &d, &sources);
+            return Exit::InputError;
+        }
+    };
+    let plan = tritonc_verify::plan(&input.spec, &input.config, &tritonc_verify::Stage::ALL);
+    let dir = args
+        .output_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_BUNDLE_DIR));
+    let options = BackendOptions {
+        target: request.target,
+        fp_fusion: request.fp_fusion,
+        cubin: true,
+    };
+    let mut seen_specs = Vec::new();
+    let mut keys = Vec::new();
+    let mut exit = Exit::Success;
+    for case in &plan.cases {
+        if seen_specs.contains(&case.spec) {
+            continue;
+        }
+        seen_specs.push(case.spec.clone());
+        let mut prepared =
+            match tritonc_verify::PreparedCase::prepare(&case.spec, spec_path, &mut sources) {
+                Ok(p) => p,
+                Err(d) => {
+                    // The spec itself must prepare; a variant that cannot is verify's finding.
+                    if case.spec == input.spec {
+                        out.diagnostics(Stream::Stderr, &d, &sources);
+                        return Exit::InputError;
+                    }
+                    continue;
+                }
+            };
+        let spec = &mut prepared.launch.specialization;
+        spec.options.target = tritonc_sema::Target::cuda(request.target.capability);
+        let key = spec.key().hash_hex();
+        if keys.contains(&key) {
+            continue;
+        }
+        keys.push(key);
+        let constexprs: Vec<&str> = prepared
+            .constexpr_params
+            .iter()
+            .map(String::as_str)
+            .collect();
+        match backend::compile_bundle(
+            &prepared.function,
+            &sources,
+            &prepared.launch.specialization,
+            &constexprs,
+            &options,
+        ) {
+            Ok(c) => {
+                if let Err(d) = write_bundle(&c.bundle, &dir, out) {
+                    out.diagnostics(Stream::Stderr, &[d], &sources);
+                    return Exit::InputError;
+                }
+            }
+            Err(e) => {
+                exit = exit.worst(backend_failure(e, &sources, out));
+                break;
+            }
+        }
+    }
+    if exit == Exit::Success {
+        out.summary(
+            Stream::Stderr,
+            &format!(
+                "compiled {} variant(s) of `{}` for {} into {}",
+                keys.len(),
+                input
+                    .spec
+                    .kernel_name
+                    .clone()
+                    .unwrap_or_else(|| spec_path.display().to_string()),
+                request.target.name,
+                dir.display()
+            ),
+        );
+    }
+    exit
+}

@@ -1,0 +1,172 @@
+//! `tritonc run SPEC`: one launch from a launch spec, on the GPU (a bundle from
+//! `--bundle DIR`, or compiled now) or on the interpreter (`--interpret`); a summary of
+//! every output, `--save DIR` writes them as `.npy`.
+
+use std::path::Path;
+
+use tritonc_diagnostics::{Diagnostic, SourceMap};
+use tritonc_verify::{
+    ExecError, ExecErrorKind, Executor, GpuExecutor, InterpreterExecutor, OutputTensor,
+    PreparedCase,
+};
+
+use crate::backend;
+use crate::cli::RunArgs;
+use crate::codes;
+use crate::exit::Exit;
+use crate::input::{not_a_file, path_not_found};
+use crate::output::{write_to, Output, Stream};
+
+/// Checks that the spec path is a file.
+pub fn check_spec_path(spec: &Path) -> Result<(), Diagnostic> {
+    if !spec.exists() {
+        Err(path_not_found(spec))
+    } else if spec.is_dir() {
+        Err(not_a_file(spec))
+    } else {
+        Ok(())
+    }
+}
+
+/// An executor error as a diagnostic and exit status.
+pub fn exec_failure(e: &ExecError) -> (Diagnostic, Exit) {
+    match e.kind {
+        ExecErrorKind::Unavailable => (
+            Diagnostic::error(
+                codes::NO_GPU,
+                format!("cannot run on the GPU: {}", e.message),
+            )
+            .with_help("run on the CPU interpreter with `--interpret`"),
+            Exit::Unavailable,
+        ),
+        ExecErrorKind::Refused => (
+            Diagnostic::error(codes::LAUNCH_REFUSED, e.message.clone()),
+            Exit::InputError,
+        ),
+        ExecErrorKind::Race | ExecErrorKind::Failed => match &e.diagnostic {
+            Some(d) => (d.clone(), Exit::Findings),
+            None => (
+                Diagnostic::error(codes::INTERNAL_FAILURE, e.message.clone()),
+                Exit::InternalError,
+            ),
+        },
+    }
+}
+
+/// Runs `run`.
+pub fn run(args: &RunArgs, out: &Output) -> Exit {
+    let mut sources = SourceMap::new();
+    if let Err(d) = check_spec_path(&args.spec) {
+        out.diagnostics(Stream::Stderr, &[d], &sources);
+        return Exit::InputError;
+    }
+    let input = match tritonc_verify::load_spec(&args.spec, &mut sources) {
+        Ok(i) => i,
+        Err(d) => {
+            out.diagnostics(Stream::Stderr, &d, &sources);
+            return Exit::InputError;
+        }
+    };
+    let case = match PreparedCase::prepare(&input.spec, &args.spec, &mut sources) {
+        Ok(c) => c,
+        Err(d) => {
+            out.diagnostics(Stream::Stderr, &d, &sources);
+            return Exit::InputError;
+        }
+    };
+    let mut outputs = None;
+    let (device, result) = if args.interpret {
+        let mut interp = InterpreterExecutor::new(args.poison_masked, true);
+        let r = interp.run(&case, 1, &mut |_, o| outputs = Some(o));
+        (interp.describe(), r)
+    } else {
+        if args.poison_masked {
+            out.diagnostics(
+                Stream::Stderr,
+                &[Diagnostic::warning(
+                    codes::NOT_IMPLEMENTED,
+                    "`--poison-masked` applies to the interpreter (`--interpret`); the GPU \
+                     zero-fills masked lanes",
+                )],
+                &sources,
+            );
+        }
+        let source = match backend::kernel_source(args.bundle.as_deref(), &args.target) {
+            Ok(s) => s,
+            Err((m, exit)) => {
+                let code = if exit == Exit::NotImplemented {
+                    codes::NOT_IMPLEMENTED
+                } else {
+                    codes::LAUNCH_REFUSED
+                };
+                out.diagnostics(Stream::Stderr, &[Diagnostic::error(code, m)], &sources);
+                return exit;
+            }
+        };
+        let mut gpu = GpuExecutor::new(0, source);
+        if let Err(e) = gpu.open() {
+            let (d, exit) = exec_failure(&e);
+            out.diagnostics(Stream::Stderr, &[d], &sources);
+            return exit;
+        }
+        let r = gpu.run(&case, 1, &mut |_, o| outputs = Some(o));
+        (gpu.describe(), r)
+    };
+    match result {
+        Ok(stats) => {
+            if let Some(note) = stats.note {
+                out.summary(Stream::Stderr, &format!("note: {note}"));
+            }
+        }
+        Err(e) => {
+            let (d, exit) = exec_failure(&e);
+            out.diagnostics(Stream::Stderr, &[d], &sources);
+            return exit;
+        }
+    }
+    let outputs = outputs.unwrap_or_default();
+    let [gx, gy, gz] = case.launch.grid;
+    let mut text = format!(
+        "{} on {device}: grid ({gx}, {gy}, {gz}), {} warps\n",
+        case.launch.kernel_name, case.num_warps
+    );
+    for o in &outputs {
+        let s = tritonc_spec::summarize(&o.values);
+        text.push_str(&format!(
+            "  {} {}{:?}: {s}\n",
+            o.name,
+            o.dtype.signature_name().unwrap_or("?"),
+            o.shape
+        ));
+    }
+    write_to(Stream::Stdout, &text);
+    if let Some(dir) = &args.save {
+        if let Err(d) = save(dir, &outputs) {
+            out.diagnostics(Stream::Stderr, &[d], &sources);
+            return Exit::InputError;
+        }
+    }
+    Exit::Success
+}
+
+/// Writes each output to `dir/NAME.npy`.
+pub fn save(dir: &Path, outputs: &[OutputTensor]) -> Result<(), Diagnostic> {
+    let fail = |p: &Path, e: std::io::Error| {
+        Diagnostic::error(
+            codes::CANNOT_WRITE_OUTPUT,
+            format!("cannot write `{}`: {e}", p.display()),
+        )
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
+    for o in outputs {
+        let buffer = tritonc_interp::Buffer::from_f64(&o.name, o.dtype, &o.values);
+        let bytes = tritonc_spec::npy::write(&tritonc_spec::npy::NpyArray {
+            dtype: o.dtype,
+            shape: o.shape.clone(),
+            bytes: buffer.bytes,
+        });
+        let path = dir.join(format!("{}.npy", o.name));
+        std::fs::write(&path, bytes).map_err(|e| fail(&path, e))?;
+    }
+    Ok(())
+}
