@@ -16,6 +16,8 @@
 //!   [`ModuleScope`] built from `tritonc-syntax`'s discovery.
 //! - [`builtins`]: `tl.*` builtins and tensor methods, dispatched by canonical path.
 //! - [`codes`]: the `E03xx`/`E04xx` diagnostic codes and their documentation.
+//! - [`project`]: cross-file resolution: a [`ModuleLoader`] hands out the project's other
+//!   modules (sema does no I/O), a [`Project`] builds and caches their scopes.
 //! - [`generic`]: generic analysis (no signature) and its entry point
 //!   [`generic::lower_kernel_generic`]; [`symbolic`]: the typing rules over unknowns.
 //!
@@ -39,6 +41,7 @@ pub mod constexpr;
 pub mod generic;
 pub mod lower;
 pub mod meta;
+pub mod project;
 pub mod promote;
 pub mod spec;
 pub mod symbolic;
@@ -46,5 +49,6 @@ pub mod value;
 
 pub use codes::codes;
 pub use lower::{lower_kernel, lower_kernel_in, LowerCx, Lowered, ModuleScope};
+pub use project::{LoadedModule, ModuleLoader, Project};
 pub use spec::{ArgSpec, LaunchOptions, Specialization, SpecializationKey, Target};
 pub use value::{BlockPtrValue, Constexpr, SemaValue, TensorValue};

@@ -84,10 +84,44 @@ impl Symbolic {
 }
 
 /// A reference to an `@jit` function.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct FunctionRef {
     /// The function's name in its module.
     pub name: Arc<str>,
+    /// Its module when that is another project module than the kernel's; `None` for the
+    /// kernel's own module.
+    pub scope: Option<Arc<crate::lower::ModuleScope>>,
+}
+
+impl FunctionRef {
+    fn module_ptr(&self) -> *const crate::lower::ModuleScope {
+        self.scope.as_ref().map_or(std::ptr::null(), Arc::as_ptr)
+    }
+}
+
+impl PartialEq for FunctionRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.module_ptr() == other.module_ptr()
+    }
+}
+
+impl Eq for FunctionRef {}
+
+impl std::hash::Hash for FunctionRef {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+        self.module_ptr().hash(state);
+    }
+}
+
+impl fmt::Debug for FunctionRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let module = self.scope.as_ref().and_then(|s| s.name.as_deref());
+        f.debug_struct("FunctionRef")
+            .field("name", &self.name)
+            .field("module", &module)
+            .finish()
+    }
 }
 
 /// A host-side record of named values (see [`Constexpr::Object`]).

@@ -172,6 +172,12 @@ impl NameResolver {
             .find(|p| is_triton_path(p))
     }
 
+    /// The modules of `from M import *` statements, in source order (relative ones keep
+    /// their leading dots).
+    pub fn star_modules(&self) -> &[String] {
+        &self.star_modules
+    }
+
     /// Every path a bare `name` may stand for.
     pub fn resolve_name(&self, name: &str) -> Vec<String> {
         match self.bindings.get(name) {

@@ -6,8 +6,6 @@
 //! combiner ops Triton's combiners produce. A user combiner is inlined into the region.
 //! The combiner machinery ([`Combine`], [`fill_combiner`]) is shared with the scans.
 
-use std::sync::Arc;
-
 use tritonc_diagnostics::{Diagnostic, Span};
 use tritonc_ir::{BlockId, DType, Value};
 
@@ -52,7 +50,7 @@ pub(super) enum Combine {
         tie_break_left: bool,
     },
     /// A `@jit` function, inlined into the region; the span is the argument's.
-    Jit(Arc<str>, Span),
+    Jit(crate::value::FunctionRef, Span),
 }
 
 /// A bool-like compile-time flag argument (`keep_dims`, `reverse`).
@@ -101,7 +99,7 @@ pub(super) fn wrap_axis(
 /// A `@jit` function argument (`combine_fn`).
 pub(super) fn jit_fn(a: &(SemaValue, Span), what: &str) -> Result<Combine, Diagnostic> {
     match &a.0 {
-        SemaValue::Const(Constexpr::Function(f)) => Ok(Combine::Jit(f.name.clone(), a.1)),
+        SemaValue::Const(Constexpr::Function(f)) => Ok(Combine::Jit(f.clone(), a.1)),
         other => Err(Diagnostic::error(
             codes::INVALID_COMBINE_FN,
             format!("{what} must be a `@triton.jit` function"),
@@ -188,7 +186,8 @@ fn combine_values(
                 return Err(Diagnostic::error(
                     codes::INVALID_COMBINE_FN,
                     format!(
-                        "the combine function `{name}` returns {} value(s) but combines {} operand(s)",
+                        "the combine function `{}` returns {} value(s) but combines {} operand(s)",
+                        name.name,
                         items.len(),
                         lhs.len()
                     ),
@@ -209,10 +208,15 @@ fn combine_values(
                 if t.ty != want_ty {
                     return Err(Diagnostic::error(
                         codes::INVALID_COMBINE_FN,
-                        format!("the combine function `{name}` returns `{}` where `{want_ty}` is combined", t.ty),
+                        format!(
+                            "the combine function `{}` returns `{}` where `{want_ty}` is combined",
+                            name.name, t.ty
+                        ),
                     )
                     .with_primary(*fn_span, "")
-                    .with_help("return values of the operands' element types; convert with `.to(...)`"));
+                    .with_help(
+                        "return values of the operands' element types; convert with `.to(...)`",
+                    ));
                 }
                 vals.push(t.id);
             }

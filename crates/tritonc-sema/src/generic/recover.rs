@@ -86,7 +86,7 @@ fn reads_unknowns(cx: &LowerCx<'_>, s: &Stmt) -> bool {
         .iter()
         .any(|n| match cx.frames.last().and_then(|f| f.vars.get(*n)) {
             Some(v) => is_uncertain(v),
-            None => match cx.module.resolve(n, s.span) {
+            None => match cx.scope().resolve(n, s.span) {
                 Ok(Some(c)) => is_symbolic(&c) || is_opaque(&c),
                 _ => false,
             },

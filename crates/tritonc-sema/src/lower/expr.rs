@@ -176,6 +176,17 @@ impl LowerCx<'_> {
             ExprKind::Attribute { value, attr } => {
                 let v = self.lower_expr(value)?;
                 match v {
+                    SemaValue::Const(Constexpr::Module(m))
+                        if !tritonc_syntax::resolve::is_triton_path(&m)
+                            && self
+                                .scope()
+                                .project_attr(&m, &attr.name, attr.span)
+                                .is_some() =>
+                    {
+                        let r = self.scope().project_attr(&m, &attr.name, attr.span);
+                        let v = r.expect("checked just above")?;
+                        Ok(SemaValue::Const(self.anchor(v)))
+                    }
                     SemaValue::Const(c) => {
                         attrs::get_attr(&c, &attr.name, attr.span).map(SemaValue::Const)
                     }
@@ -290,7 +301,7 @@ impl LowerCx<'_> {
             }
         }
         super::scope::LocalEnv {
-            module: self.module,
+            module: self.scope(),
             locals,
         }
     }
@@ -306,12 +317,7 @@ impl LowerCx<'_> {
         match callee {
             SemaValue::Const(Constexpr::Function(f)) => {
                 // Python scalars and dtypes passed to helpers stay constexprs (inlining keeps them).
-                self.inline_call(
-                    &f.name,
-                    args.into_iter().map(|(v, _)| v).collect(),
-                    kwargs,
-                    span,
-                )
+                self.inline_call(&f, args.into_iter().map(|(v, _)| v).collect(), kwargs, span)
             }
             SemaValue::Const(Constexpr::Builtin(path))
                 if &*path == "builtins.len"
@@ -360,6 +366,11 @@ impl LowerCx<'_> {
                 };
                 builtins::dispatch(self, &call)
             }
+            SemaValue::Const(Constexpr::Module(path))
+                if !tritonc_syntax::resolve::is_triton_path(&path) =>
+            {
+                Err(outside_project(&path, func_span))
+            }
             other => Err(Diagnostic::error(
                 codes::INCOMPATIBLE_TYPES,
                 format!("{} is not callable", other.describe()),
@@ -367,6 +378,22 @@ impl LowerCx<'_> {
             .with_primary(func_span, "")),
         }
     }
+}
+
+/// A call of code tritonc cannot read: another package, or a module outside the project.
+fn outside_project(path: &str, span: Span) -> Diagnostic {
+    Diagnostic::error(
+        codes::UNSUPPORTED_CONSTRUCT,
+        format!(
+            "`{path}` is defined outside the project tritonc can see; its body cannot be inlined"
+        ),
+    )
+    .with_primary(span, "called here")
+    .with_note(
+        "tritonc reads the kernel's own project: the modules under the nearest ancestor \
+         directory without an `__init__.py`",
+    )
+    .with_help("move the `@triton.jit` helper into the project, or import it from a module of it")
 }
 
 impl LowerCx<'_> {

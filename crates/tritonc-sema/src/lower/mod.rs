@@ -11,6 +11,8 @@ mod stmt;
 
 pub use scope::{path_value, HiddenGlobal, ModuleScope};
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 use tritonc_diagnostics::{Diagnostic, Span};
 use tritonc_ir::{ArgAttrs, BlockId, Builder, Function, Location, Module, Type};
@@ -19,7 +21,7 @@ use tritonc_syntax::ast::{self, FunctionDef};
 use crate::codes;
 use crate::constexpr;
 use crate::spec::{ArgSpec, Specialization};
-use crate::value::{Constexpr, SemaValue, TensorValue};
+use crate::value::{Constexpr, FunctionRef, SemaValue, TensorValue};
 
 /// How deep `@jit` helpers may inline into each other.
 const MAX_INLINE_DEPTH: usize = 64;
@@ -43,7 +45,10 @@ pub struct LowerCx<'m> {
     pub block: BlockId,
     /// The current location (the span being lowered and the inlining chain).
     pub loc: Location,
+    /// The kernel's module.
     pub(crate) module: &'m ModuleScope,
+    /// The modules of the helpers being inlined, innermost last (`None`: the kernel's).
+    pub(crate) scopes: Vec<Option<Arc<ModuleScope>>>,
     pub(crate) frames: Vec<Frame>,
     /// Inline call spans, innermost last.
     pub(crate) call_stack: Vec<Span>,
@@ -78,6 +83,28 @@ impl<'m> LowerCx<'m> {
         }
     }
 
+    /// The module of the function being lowered (a helper's own, while it is inlined).
+    pub(crate) fn scope(&self) -> &ModuleScope {
+        match self.scopes.last() {
+            Some(Some(s)) => s,
+            _ => self.module,
+        }
+    }
+
+    /// A module-level value of the current module, with a function of a helper's module
+    /// tied to that module (a bare [`FunctionRef`] means the kernel's module).
+    pub(crate) fn anchor(&self, v: Constexpr) -> Constexpr {
+        match (v, self.scopes.last()) {
+            (Constexpr::Function(f), Some(Some(s))) if f.scope.is_none() => {
+                Constexpr::Function(crate::value::FunctionRef {
+                    name: f.name,
+                    scope: Some(s.clone()),
+                })
+            }
+            (v, _) => v,
+        }
+    }
+
     pub(crate) fn frame(&mut self) -> &mut Frame {
         self.frames.last_mut().expect("lowering always has a frame")
     }
@@ -88,8 +115,8 @@ impl<'m> LowerCx<'m> {
         if let Some(v) = self.frames.last().and_then(|f| f.vars.get(name)) {
             return Ok(v.clone());
         }
-        if let Some(v) = self.module.resolve(name, span)? {
-            return Ok(SemaValue::Const(v));
+        if let Some(v) = self.scope().resolve(name, span)? {
+            return Ok(SemaValue::Const(self.anchor(v)));
         }
         if let Some(v) = constexpr::default_name(name) {
             // `tl`, `triton` and the launch-spec helpers must be imported in kernel files.
@@ -225,9 +252,10 @@ fn lower_function(
         block,
         loc: Location::new(def.span),
         module: scope,
+        scopes: Vec::new(),
         frames: vec![frame],
         call_stack: Vec::new(),
-        inline_chain: vec![name.to_string()],
+        inline_chain: vec![scope.qualified(name)],
         warnings: Vec::new(),
     };
     cx.lower_body(&def.body)?;
@@ -258,25 +286,28 @@ impl LowerCx<'_> {
     /// as `tt.call`s, but the result is the same computation and tritonc's IR has no calls.
     pub(crate) fn inline_call(
         &mut self,
-        name: &str,
+        f: &FunctionRef,
         args: Vec<SemaValue>,
         kwargs: Vec<(String, SemaValue, Span)>,
         span: Span,
     ) -> Result<SemaValue, Diagnostic> {
-        let def = self.module.functions.get(name).cloned().ok_or_else(|| {
+        let name: &str = &f.name;
+        let home: &ModuleScope = f.scope.as_deref().unwrap_or(self.module);
+        let key = home.qualified(name);
+        let def = home.functions.get(name).cloned().ok_or_else(|| {
             Diagnostic::error(
                 codes::UNDEFINED_NAME,
                 format!("`{name}` is not a @jit function"),
             )
             .with_primary(span, "")
         })?;
-        if let Some(pos) = self.inline_chain.iter().position(|f| f == name) {
+        if let Some(pos) = self.inline_chain.iter().position(|f| *f == key) {
             // Triton would emit a recursive `tt.call` whose inlining never ends.
             let mut chain: Vec<&str> = self.inline_chain[pos..]
                 .iter()
                 .map(String::as_str)
                 .collect();
-            chain.push(name);
+            chain.push(&key);
             return Err(Diagnostic::error(
                 codes::RECURSION_LIMIT,
                 format!("`{name}` calls itself: {}", chain.join(" -> ")),
@@ -293,13 +324,22 @@ impl LowerCx<'_> {
             )
             .with_primary(span, "while inlining this call"));
         }
-        let frame = self.bind_call_args(name, &def, args, kwargs, span)?;
+        // Defaults and the body read the helper's own module.
+        self.scopes.push(f.scope.clone());
+        let frame = match self.bind_call_args(name, &def, args, kwargs, span) {
+            Ok(frame) => frame,
+            Err(d) => {
+                self.scopes.pop();
+                return Err(d);
+            }
+        };
         self.frames.push(frame);
         self.call_stack.push(span);
-        self.inline_chain.push(name.to_string());
+        self.inline_chain.push(key);
         let r = self.lower_body(&def.body);
         self.inline_chain.pop();
         self.call_stack.pop();
+        self.scopes.pop();
         let frame = self
             .frames
             .pop()
@@ -363,7 +403,8 @@ impl LowerCx<'_> {
             } else if let Some((_, v, _)) = kwargs.iter().find(|(k, _, _)| *k == p.name.name) {
                 v.clone()
             } else if let Some(d) = &p.default {
-                SemaValue::Const(constexpr::eval_expr(d, self.module)?)
+                let v = constexpr::eval_expr(d, self.scope())?;
+                SemaValue::Const(self.anchor(v))
             } else {
                 return Err(declared(
                     Diagnostic::error(

@@ -14,6 +14,7 @@ use tritonc_syntax::{discover, NameResolver};
 use crate::builtins::names::module_attr;
 use crate::codes;
 use crate::constexpr::{self, ConstEnv};
+use crate::project::{absolute, scope_export, PathTarget, ProjectLink};
 use crate::value::{Constexpr, FunctionRef};
 
 /// A module-level name a kernel may not read, and why.
@@ -43,6 +44,12 @@ pub struct ModuleScope {
     pub hidden: IndexMap<String, HiddenGlobal>,
     /// The module's imports and aliases.
     pub resolver: NameResolver,
+    /// The module's dotted name in its project (`None` for a file analysed on its own).
+    pub name: Option<String>,
+    /// Whether the module is a package's `__init__.py`.
+    pub is_package: bool,
+    /// The project whose other modules its imports reach.
+    pub(crate) project: Option<ProjectLink>,
 }
 
 /// The compile-time value of a dotted path (`triton.language.float16`,
@@ -69,12 +76,26 @@ impl ModuleScope {
         ModuleScope::from_index(&discover(module))
     }
 
-    /// The scope of a discovered module.
+    /// The scope of a discovered module, on its own (imports of other project modules
+    /// stay opaque; see [`crate::project::Project::root_scope`]).
     pub fn from_index(index: &ModuleIndex) -> ModuleScope {
+        ModuleScope::build(index, None)
+    }
+
+    /// The scope of a discovered module, with its name and project when it has one.
+    pub(crate) fn build(
+        index: &ModuleIndex,
+        project: Option<(String, bool, ProjectLink)>,
+    ) -> ModuleScope {
         let mut scope = ModuleScope {
             resolver: index.resolver.clone(),
             ..ModuleScope::default()
         };
+        if let Some((name, is_package, link)) = project {
+            scope.name = Some(name);
+            scope.is_package = is_package;
+            scope.project = Some(link);
+        }
         for k in &index.kernels {
             scope.functions.insert(k.name.clone(), k.def.clone());
             if k.jit.noinline {
@@ -112,11 +133,24 @@ impl ModuleScope {
     }
 
     /// What a module-level `name` stands for in a kernel: a `@jit` function, a constexpr
-    /// global, or an import. `Err` for a global kernels may not read.
+    /// global, or an import. `Err` for a global kernels may not read, or a name imported
+    /// from a project module that lacks it.
     pub fn resolve(&self, name: &str, span: Span) -> Result<Option<Constexpr>, Diagnostic> {
+        self.resolve_in(name, span, &mut Vec::new())
+    }
+
+    /// [`ModuleScope::resolve`] with the modules and paths this lookup already visited
+    /// (star imports and re-exports may form cycles).
+    pub(crate) fn resolve_in(
+        &self,
+        name: &str,
+        span: Span,
+        visited: &mut Vec<String>,
+    ) -> Result<Option<Constexpr>, Diagnostic> {
         if self.functions.contains_key(name) {
             return Ok(Some(Constexpr::Function(FunctionRef {
                 name: Arc::from(name),
+                scope: None,
             })));
         }
         if let Some(v) = self.globals.get(name) {
@@ -125,10 +159,44 @@ impl ModuleScope {
         if let Some(h) = self.hidden.get(name) {
             return Err(hidden_error(name, h, span));
         }
-        let paths = self.resolver.resolve_name(name);
-        let Some(first) = paths.first() else {
-            return Ok(None);
-        };
+        let mut paths = self.resolver.resolve_name(name);
+        if paths.is_empty() {
+            return self.star_export(name, span, visited);
+        }
+        if let Some(project) = self.project.as_ref().and_then(ProjectLink::get) {
+            let mut missing = None;
+            for p in paths.iter_mut() {
+                if tritonc_syntax::resolve::is_triton_path(p) {
+                    continue;
+                }
+                let Some(abs) = self.absolute(p) else {
+                    continue;
+                };
+                match project.resolve_path(&abs, span, visited)? {
+                    PathTarget::Value(v) => return Ok(Some(v)),
+                    PathTarget::Missing { module, attr } => {
+                        missing.get_or_insert((abs.clone(), module, attr));
+                    }
+                    PathTarget::Outside => {}
+                }
+                *p = abs;
+            }
+            let triton = paths
+                .iter()
+                .find(|p| tritonc_syntax::resolve::is_triton_path(p));
+            if let (None, Some((abs, module, attr))) = (triton, missing) {
+                return Err(Diagnostic::error(
+                    codes::UNDEFINED_NAME,
+                    format!("`{name}` is imported as `{abs}`, but `{module}` has no `{attr}`"),
+                )
+                .with_primary(span, "used here")
+                .with_note(format!(
+                    "`{module}` is a module of this project; it defines no `@triton.jit` \
+                     function, `tl.constexpr` global or import named `{attr}`"
+                )));
+            }
+        }
+        let first = &paths[0];
         if let Some(v) = paths.iter().find_map(|p| path_value(p)) {
             return Ok(Some(v));
         }
@@ -138,6 +206,76 @@ impl ModuleScope {
             format!("`{name}` is imported as `{first}`, but `{module}` has no `{attr}`"),
         )
         .with_primary(span, "used here"))
+    }
+
+    /// `path` made absolute from this module (`.ops` in `pkg.mod` is `pkg.ops`); `None`
+    /// for a relative path of a module without a name.
+    fn absolute(&self, path: &str) -> Option<String> {
+        match &self.name {
+            Some(me) => absolute(path, me, self.is_package),
+            None => (!path.starts_with('.')).then(|| path.to_string()),
+        }
+    }
+
+    /// `name` as one of this module's `from M import *` modules in the project exports it.
+    pub(crate) fn star_export(
+        &self,
+        name: &str,
+        span: Span,
+        visited: &mut Vec<String>,
+    ) -> Result<Option<Constexpr>, Diagnostic> {
+        let Some(project) = self.project.as_ref().and_then(ProjectLink::get) else {
+            return Ok(None);
+        };
+        if let Some(me) = &self.name {
+            visited.push(format!("*{me}"));
+        }
+        for m in self.resolver.star_modules() {
+            let Some(abs) = self.absolute(m) else {
+                continue;
+            };
+            let key = format!("*{abs}");
+            if tritonc_syntax::resolve::is_triton_path(&abs) || visited.contains(&key) {
+                continue;
+            }
+            visited.push(key);
+            if let Some(scope) = project.scope(&abs) {
+                if let Some(v) = scope_export(&scope, name, span, visited)? {
+                    return Ok(Some(v));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// `module.attr` for a project module `module` (an absolute path): `None` when
+    /// `module` is not in the project.
+    pub(crate) fn project_attr(
+        &self,
+        module: &str,
+        attr: &str,
+        span: Span,
+    ) -> Option<Result<Constexpr, Diagnostic>> {
+        let project = self.project.as_ref().and_then(ProjectLink::get)?;
+        let path = format!("{module}.{attr}");
+        match project.resolve_path(&path, span, &mut Vec::new()) {
+            Ok(PathTarget::Value(v)) => Some(Ok(v)),
+            Ok(PathTarget::Missing { module, attr }) => Some(Err(Diagnostic::error(
+                codes::UNKNOWN_ATTRIBUTE,
+                format!("`{module}` has no `{attr}`"),
+            )
+            .with_primary(span, "no such name in this project module"))),
+            Ok(PathTarget::Outside) => None,
+            Err(d) => Some(Err(d)),
+        }
+    }
+
+    /// `name`'s key in inlining chains: qualified by the module when it has a name.
+    pub(crate) fn qualified(&self, name: &str) -> String {
+        match &self.name {
+            Some(m) => format!("{m}.{name}"),
+            None => name.to_string(),
+        }
     }
 }
 
