@@ -12,8 +12,8 @@ use melior::{
         },
         operation::{OperationBuilder, OperationLike},
         r#type::IntegerType,
-        Attribute, Block, BlockLike, Identifier, Location, Operation, Region, RegionLike, Type,
-        Value, ValueLike,
+        Attribute, Block, BlockLike, BlockRef, Identifier, Location, Operation, Region, RegionLike,
+        Type, Value, ValueLike,
     },
     Context,
 };
@@ -47,7 +47,7 @@ pub enum IntPredicate {
 /// Appends operations to one block at the current source location.
 pub struct BodyBuilder<'c, 'a> {
     context: &'c Context,
-    block: &'a Block<'c>,
+    block: BlockRef<'c, 'a>,
     // The raw handle in a cell, so that lowering code holding `&BodyBuilder` can move the
     // location op by op; a `Cell<Location<'c>>` would make the builder invariant in `'c`.
     location: std::cell::Cell<mlir_sys::MlirLocation>,
@@ -58,9 +58,74 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
     pub fn new(context: &'c Context, block: &'a Block<'c>, location: Location<'c>) -> Self {
         Self {
             context,
-            block,
+            // SAFETY: `block` is a valid block borrowed for `'a`.
+            block: unsafe { BlockRef::from_raw(block.to_raw()) },
             location: std::cell::Cell::new(location.to_raw()),
         }
+    }
+
+    /// A builder appending to `block`, a block of one of the ops this builder appended
+    /// (see [`Self::region_op`]), at this builder's current location.
+    pub fn nested(&self, block: BlockRef<'c, 'a>) -> BodyBuilder<'c, 'a> {
+        BodyBuilder {
+            context: self.context,
+            block,
+            location: std::cell::Cell::new(self.location.get()),
+        }
+    }
+
+    /// Appends `name(operands) -> results` with one region per entry of `region_args`,
+    /// each holding one empty block with those argument types (`scf.for`, `scf.if`,
+    /// `scf.while`). Returns the results and the blocks, to be filled (each ending in its
+    /// terminator) through [`Self::nested`] builders.
+    pub fn region_op(
+        &self,
+        name: &str,
+        operands: &[Value<'c, '_>],
+        results: &[Type<'c>],
+        region_args: &[Vec<Type<'c>>],
+    ) -> Result<(Vec<Value<'c, 'a>>, Vec<BlockRef<'c, 'a>>), CodegenError> {
+        let location = self.location();
+        let mut regions = Vec::new();
+        let mut raw_blocks = Vec::new();
+        for args in region_args {
+            let args: Vec<(Type<'c>, Location<'c>)> = args.iter().map(|&t| (t, location)).collect();
+            let block = Block::new(&args);
+            raw_blocks.push(block.to_raw());
+            let region = Region::new();
+            region.append_block(block);
+            regions.push(region);
+        }
+        let builder = OperationBuilder::new(name, location)
+            .add_operands(operands)
+            .add_results(results);
+        let builder = match <[Region<'c>; 1]>::try_from(regions) {
+            Ok(one) => builder.add_regions(one),
+            Err(regions) => match <[Region<'c>; 2]>::try_from(regions) {
+                Ok(two) => builder.add_regions(two),
+                Err(_) => {
+                    return Err(CodegenError::OperationBuild {
+                        op: name.to_owned(),
+                        reason: "one or two regions are supported".into(),
+                    })
+                }
+            },
+        };
+        let op = builder
+            .build()
+            .map_err(|error| CodegenError::OperationBuild {
+                op: name.to_owned(),
+                reason: error.to_string(),
+            })?;
+        let op = self.block.append_operation(op);
+        let values = op.results().map(Into::into).collect();
+        // SAFETY: each block is owned by a region of `op`, which is now owned by
+        // `self.block`; so the blocks live as long as `self.block` (`'a`).
+        let blocks = raw_blocks
+            .into_iter()
+            .map(|raw| unsafe { BlockRef::from_raw(raw) })
+            .collect();
+        Ok((values, blocks))
     }
 
     /// The MLIR context.

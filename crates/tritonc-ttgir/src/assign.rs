@@ -25,7 +25,8 @@ use tritonc_ir::{Function, OpId, OpKind, Type, Value};
 
 use crate::axis::AxisAnalysis;
 use crate::coalesce::{coalesced_layout, vector_width};
-use crate::layout::{BlockedLayout, Layout, LayoutError, LinearLayout};
+use crate::control::{canonical, carried_target, code_ops, has_code_regions};
+use crate::layout::{BlockedLayout, Layout, LayoutError, LinearLayout, WARP_SIZE};
 use crate::reduction::ReductionSchedule;
 
 /// Why a function cannot get layouts (yet): an op outside the supported subset.
@@ -119,6 +120,8 @@ fn is_elementwise(kind: &OpKind) -> bool {
             | Hint(_)
             | Load { .. }
             | Store { .. }
+            | AtomicRmw { .. }
+            | AtomicCas { .. }
     )
 }
 
@@ -134,6 +137,230 @@ pub fn same_on(a: &Layout, b: &Layout, shape: &[u64]) -> bool {
     a == b || matches!((a.to_linear(shape), b.to_linear(shape)), (Ok(x), Ok(y)) if x == y)
 }
 
+/// Ops whose result layout is chosen by the op itself, and whose operands keep their
+/// own layouts: the lowering moves the data through shared memory anyway.
+fn is_data_movement(kind: &OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Reshape { .. } | OpKind::Trans { .. } | OpKind::Join | OpKind::Split | OpKind::Cat
+    )
+}
+
+/// A register tile for the FMA lowering of `tt.dot`: 4×4 elements per thread where the
+/// shape allows, lanes 8×4, warps split so that each thread's rows and columns are few
+/// (every k step reads one element of A per row and one of B per column).
+pub fn dot_layout(shape: &[u64], num_warps: u32) -> BlockedLayout {
+    let (m, n) = (shape[0], shape[1]);
+    let spt = [m.min(4) as u32, n.min(4) as u32];
+    let tpw1 = (n / u64::from(spt[1])).clamp(1, 4) as u32;
+    let tpw = [WARP_SIZE / tpw1, tpw1];
+    let mut wpc = [1u32, 1u32];
+    let mut left = num_warps;
+    while left > 1 {
+        let per_warp_m = m / u64::from(spt[0] * tpw[0] * wpc[0]);
+        let per_warp_n = n / u64::from(spt[1] * tpw[1] * wpc[1]);
+        if per_warp_m >= per_warp_n && per_warp_m > 1 {
+            wpc[0] *= 2;
+        } else if per_warp_n > 1 {
+            wpc[1] *= 2;
+        } else {
+            wpc[0] *= 2;
+        }
+        left /= 2;
+    }
+    BlockedLayout {
+        size_per_thread: spt.to_vec(),
+        threads_per_warp: tpw.to_vec(),
+        warps_per_cta: wpc.to_vec(),
+        order: vec![1, 0],
+    }
+}
+
+struct Assigner<'f> {
+    func: &'f Function,
+    num_warps: u32,
+    layouts: Vec<Option<Layout>>,
+}
+
+impl Assigner<'_> {
+    fn get(&self, v: Value) -> Option<Layout> {
+        self.layouts[canonical(self.func, v).index()].clone()
+    }
+
+    fn set(&mut self, v: Value, l: Layout) {
+        let c = canonical(self.func, v);
+        self.layouts[c.index()] = Some(l);
+    }
+
+    fn default_layout(&self, v: Value) -> Option<Layout> {
+        let shape = known_shape(self.func.value_type(v))?;
+        Some(Layout::Blocked(BlockedLayout::default_for(
+            &shape,
+            self.num_warps,
+        )))
+    }
+
+    /// Step 2 over one block, last op first: operands take the layout their user implies.
+    fn backward(&mut self, block: tritonc_ir::BlockId) {
+        let func = self.func;
+        for &op in func.block(block).ops().iter().rev() {
+            let data = func.op(op);
+            let kind = func.kind(op);
+            if has_code_regions(kind) {
+                for &r in data.regions().iter().rev() {
+                    for &b in func.region(r).blocks().iter().rev() {
+                        self.backward(b);
+                    }
+                }
+            }
+            let result_layout = data.results().first().and_then(|&r| self.get(r));
+            for (i, &v) in data.operands().iter().enumerate() {
+                if !func.value_type(v).is_tensor()
+                    || self.get(v).is_some()
+                    || has_inherent_layout(func, v)
+                {
+                    continue;
+                }
+                let implied = if let Some(target) = carried_target(func, op, i) {
+                    self.get(target)
+                } else {
+                    match kind {
+                        OpKind::Reduce { .. } | OpKind::Dot { .. } => None,
+                        k if is_data_movement(k) => None,
+                        k if is_elementwise(k) => result_layout.clone(),
+                        OpKind::Broadcast => result_layout.clone(),
+                        OpKind::ExpandDims { axis } => {
+                            result_layout.as_ref().map(|l| l.slice(*axis))
+                        }
+                        _ => None,
+                    }
+                };
+                if let Some(l) = implied {
+                    self.set(v, l);
+                }
+            }
+        }
+    }
+
+    /// Step 3 over one block, in program order: results take the layout their operands
+    /// imply; carried values take their inits' (loops) or their yields' (ifs).
+    fn forward(&mut self, block: tritonc_ir::BlockId) {
+        let func = self.func;
+        for &op in func.block(block).ops() {
+            let data = func.op(op);
+            let kind = func.kind(op);
+            if has_code_regions(kind) {
+                self.forward_control(op);
+                continue;
+            }
+            let first_operand_layout = data.operands().iter().find_map(|&v| self.get(v));
+            for &r in data.results() {
+                if self.get(r).is_some() {
+                    continue;
+                }
+                let Some(shape) = known_shape(func.value_type(r)) else {
+                    continue;
+                };
+                let default =
+                    || Layout::Blocked(BlockedLayout::default_for(&shape, self.num_warps));
+                let layout = match kind {
+                    OpKind::Reduce { axis } => match &first_operand_layout {
+                        Some(l) => l.slice(*axis),
+                        None => default(),
+                    },
+                    OpKind::ExpandDims { axis } => match &first_operand_layout {
+                        Some(Layout::Slice(s)) if s.dim == *axis => (*s.parent).clone(),
+                        _ => default(),
+                    },
+                    OpKind::Broadcast => match &first_operand_layout {
+                        Some(l @ Layout::Blocked(_)) => l.clone(),
+                        _ => default(),
+                    },
+                    OpKind::Scan { .. } => first_operand_layout.clone().unwrap_or_else(default),
+                    k if is_elementwise(k) => first_operand_layout.clone().unwrap_or_else(default),
+                    _ => default(),
+                };
+                self.set(r, layout);
+            }
+        }
+    }
+
+    fn forward_control(&mut self, op: OpId) {
+        let func = self.func;
+        let data = func.op(op);
+        let operand_layout = |this: &Self, v: Value| this.get(v).or_else(|| this.default_layout(v));
+        match func.kind(op) {
+            OpKind::For => {
+                for (i, &init) in data.operands().iter().enumerate().skip(3) {
+                    if let Some(target) = carried_target(func, op, i) {
+                        if self.get(target).is_none() {
+                            if let Some(l) = operand_layout(self, init) {
+                                self.set(target, l);
+                            }
+                        }
+                    }
+                }
+                self.forward_regions(op, &[0]);
+            }
+            OpKind::If => {
+                self.forward_regions(op, &[0, 1]);
+                for (i, &r) in data.results().iter().enumerate() {
+                    if self.get(r).is_some() {
+                        continue;
+                    }
+                    let from_yield = (0..2).find_map(|region| {
+                        let b = func.region_entry(op, region)?;
+                        let y = *func.block(b).ops().last()?;
+                        let v = *func.op(y).operands().get(i)?;
+                        self.get(v)
+                    });
+                    if let Some(l) = from_yield.or_else(|| self.default_layout(r)) {
+                        self.set(r, l);
+                    }
+                }
+            }
+            OpKind::While => {
+                for (i, &init) in data.operands().iter().enumerate() {
+                    if let Some(target) = carried_target(func, op, i) {
+                        if self.get(target).is_none() {
+                            if let Some(l) = operand_layout(self, init) {
+                                self.set(target, l);
+                            }
+                        }
+                    }
+                }
+                self.forward_regions(op, &[0]);
+                // The after block's arguments come from the condition's operands.
+                if let Some(before) = func.region_entry(op, 0) {
+                    if let Some(&cond) = func.block(before).ops().last() {
+                        for (i, &v) in func.op(cond).operands().iter().enumerate().skip(1) {
+                            if let Some(target) = carried_target(func, cond, i) {
+                                if self.get(target).is_none() {
+                                    if let Some(l) = operand_layout(self, v) {
+                                        self.set(target, l);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                self.forward_regions(op, &[1]);
+            }
+            _ => {}
+        }
+    }
+
+    fn forward_regions(&mut self, op: OpId, regions: &[usize]) {
+        for &i in regions {
+            if let Some(&r) = self.func.op(op).regions().get(i) {
+                for &b in self.func.region(r).blocks() {
+                    self.forward(b);
+                }
+            }
+        }
+    }
+}
+
 /// Assigns layouts to the block values of `func` for `num_warps` warps.
 pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignment, TtgirError> {
     if num_warps == 0 || !num_warps.is_power_of_two() || num_warps > 32 {
@@ -143,11 +370,14 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
         });
     }
     let axis = AxisAnalysis::run(func);
-    let ops: Vec<OpId> = func.block(func.entry_block()).ops().to_vec();
-    // Only straight-line kernels for now; a reduction's combiner holds scalars only.
+    let ops = code_ops(func);
+    let shape_of = |v: Value| known_shape(func.value_type(v));
     for &op in &ops {
         let kind = func.kind(op);
-        if kind.num_regions() > 0 && !matches!(kind, OpKind::Reduce { .. }) {
+        if kind.num_regions() > 0
+            && !has_code_regions(kind)
+            && !matches!(kind, OpKind::Reduce { .. } | OpKind::Scan { .. })
+        {
             return Err(error(
                 func,
                 op,
@@ -157,17 +387,19 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
                 ),
             ));
         }
-    }
-    let mut a = LayoutAssignment {
-        num_warps,
-        axis,
-        layouts: vec![None; func.num_values()],
-        conversions: HashMap::new(),
-        accesses: HashMap::new(),
-    };
-    let shape_of = |v: Value| known_shape(func.value_type(v));
-    for &op in &ops {
-        for &v in func.op(op).operands().iter().chain(func.op(op).results()) {
+        let data = func.op(op);
+        let block_args = data
+            .regions()
+            .iter()
+            .filter(|_| has_code_regions(kind))
+            .flat_map(|&r| func.region(r).blocks())
+            .flat_map(|&b| func.block(b).args());
+        for &v in data
+            .operands()
+            .iter()
+            .chain(data.results())
+            .chain(block_args)
+        {
             let ty = func.value_type(v);
             if ty.is_tensor() && ty.known_shape().is_none() {
                 return Err(error(
@@ -178,20 +410,38 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
             }
         }
     }
+    let mut st = Assigner {
+        func,
+        num_warps,
+        layouts: vec![None; func.num_values()],
+    };
+    let mut accesses = HashMap::new();
 
-    // 1. Anchors.
+    // 1. Anchors: loads, stores and dots.
     for &op in &ops {
+        let data = func.op(op);
+        if let OpKind::Dot { .. } = func.kind(op) {
+            let r = data.results()[0];
+            if let Some(shape) = shape_of(r).filter(|s| s.len() == 2) {
+                let layout = Layout::Blocked(dot_layout(&shape, num_warps));
+                st.set(r, layout.clone());
+                let acc = data.operands()[2];
+                if st.get(acc).is_none() && !has_inherent_layout(func, acc) {
+                    st.set(acc, layout);
+                }
+            }
+            continue;
+        }
         if !matches!(func.kind(op), OpKind::Load { .. } | OpKind::Store { .. }) {
             continue;
         }
-        let data = func.op(op);
         let ptr = data.operands()[0];
         let Some(shape) = shape_of(ptr) else { continue };
         let elem_bits = match func.value_type(ptr).elem() {
             tritonc_ir::Elem::Ptr(p) => p.pointee.bitwidth().unwrap_or(8).max(8),
             _ => 8,
         };
-        let info = a.axis.get(ptr);
+        let info = axis.get(ptr);
         let access = coalesced_layout(&info, &shape, elem_bits, num_warps);
         let layout = Layout::Blocked(access.layout.clone());
         let linear = layout
@@ -201,10 +451,10 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
             OpKind::Load { .. } => data.operands().get(1),
             _ => data.operands().get(2),
         };
-        let mask_info = mask.map(|&m| a.axis.get(m));
+        let mask_info = mask.map(|&m| axis.get(m));
         let fastest = access.order[0] as usize;
         let vec = vector_width(&info, mask_info.as_ref(), &linear, fastest, elem_bits);
-        a.accesses.insert(
+        accesses.insert(
             op,
             AccessPlan {
                 layout: layout.clone(),
@@ -213,79 +463,41 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
             },
         );
         for &v in data.results() {
-            a.layouts[v.index()] = Some(layout.clone());
+            if st.get(v).is_none() {
+                st.set(v, layout.clone());
+            }
         }
         for &v in data.operands() {
             if func.value_type(v).is_tensor()
-                && a.layouts[v.index()].is_none()
+                && st.get(v).is_none()
                 && !has_inherent_layout(func, v)
             {
-                a.layouts[v.index()] = Some(layout.clone());
+                st.set(v, layout.clone());
             }
         }
     }
 
-    // 2. Backward.
-    for &op in ops.iter().rev() {
-        let data = func.op(op);
-        let kind = func.kind(op);
-        let Some(result_layout) = data
-            .results()
-            .first()
-            .and_then(|r| a.layouts[r.index()].clone())
-        else {
-            continue;
-        };
-        for &v in data.operands() {
-            if !func.value_type(v).is_tensor()
-                || a.layouts[v.index()].is_some()
-                || has_inherent_layout(func, v)
-            {
-                continue;
-            }
-            let implied = match kind {
-                k if is_elementwise(k) => Some(result_layout.clone()),
-                OpKind::Broadcast => Some(result_layout.clone()),
-                OpKind::ExpandDims { axis } => Some(result_layout.slice(*axis)),
-                _ => None,
-            };
-            a.layouts[v.index()] = implied;
-        }
-    }
+    // 2. Backward, 3. forward.
+    st.backward(func.entry_block());
+    st.forward(func.entry_block());
 
-    // 3. Forward.
+    // Every value gets its canonical value's layout (loop results mirror body args).
+    let mut layouts = st.layouts.clone();
     for &op in &ops {
-        let data = func.op(op);
-        let kind = func.kind(op);
-        let first_operand_layout = data
-            .operands()
-            .iter()
-            .find_map(|&v| a.layouts[v.index()].clone());
-        for &r in data.results() {
-            if a.layouts[r.index()].is_some() {
-                continue;
+        for &v in func.op(op).results() {
+            let c = canonical(func, v);
+            if c != v {
+                layouts[v.index()] = st.layouts[c.index()].clone();
             }
-            let Some(shape) = shape_of(r) else { continue };
-            let default = || Layout::Blocked(BlockedLayout::default_for(&shape, num_warps));
-            let layout = match kind {
-                OpKind::Reduce { axis } => match &first_operand_layout {
-                    Some(l) => l.slice(*axis),
-                    None => default(),
-                },
-                OpKind::ExpandDims { axis } => match &first_operand_layout {
-                    Some(Layout::Slice(s)) if s.dim == *axis => (*s.parent).clone(),
-                    _ => default(),
-                },
-                OpKind::Broadcast => match &first_operand_layout {
-                    Some(l @ Layout::Blocked(_)) => l.clone(),
-                    _ => default(),
-                },
-                k if is_elementwise(k) => first_operand_layout.clone().unwrap_or_else(default),
-                _ => default(),
-            };
-            a.layouts[r.index()] = Some(layout);
         }
     }
+    let mut a = LayoutAssignment {
+        num_warps,
+        axis,
+        layouts,
+        conversions: HashMap::new(),
+        accesses,
+    };
 
     // 4. Conversions.
     for &op in &ops {
@@ -300,13 +512,20 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
             let Some(from) = a.layouts[v.index()].clone() else {
                 continue;
             };
-            let needed = if let Some(plan) = a.accesses.get(&op) {
+            let needed = if let Some(target) = carried_target(func, op, i) {
+                a.layouts[target.index()].clone()
+            } else if let Some(plan) = a.accesses.get(&op) {
                 Some(plan.layout.clone())
             } else {
                 match kind {
                     OpKind::Broadcast => result_layout.clone(),
                     OpKind::ExpandDims { axis } => result_layout.as_ref().map(|l| l.slice(*axis)),
-                    OpKind::Reduce { .. } => a.layouts[data.operands()[0].index()].clone(),
+                    OpKind::Reduce { .. } | OpKind::Scan { .. } => {
+                        a.layouts[data.operands()[0].index()].clone()
+                    }
+                    OpKind::Dot { .. } if i == 2 => result_layout.clone(),
+                    OpKind::Dot { .. } => None,
+                    k if is_data_movement(k) => None,
                     k if is_elementwise(k) => result_layout.clone(),
                     _ => None,
                 }
@@ -328,7 +547,15 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
     }
     // Every layout must apply to its value's shape.
     for &op in &ops {
-        for &v in func.op(op).results() {
+        let data = func.op(op);
+        let block_args: Vec<Value> = data
+            .regions()
+            .iter()
+            .filter(|_| has_code_regions(func.kind(op)))
+            .flat_map(|&r| func.region(r).blocks())
+            .flat_map(|&b| func.block(b).args().to_vec())
+            .collect();
+        for &v in data.results().iter().chain(&block_args) {
             if let (Some(l), Some(shape)) = (&a.layouts[v.index()], shape_of(v)) {
                 l.to_linear(&shape)
                     .map_err(|e| error(func, op, e.to_string()))?;

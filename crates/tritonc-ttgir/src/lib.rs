@@ -18,11 +18,12 @@
 pub mod assign;
 pub mod axis;
 pub mod coalesce;
+pub mod control;
 pub mod layout;
 pub mod print;
 pub mod reduction;
 
-pub use assign::{assign_layouts, LayoutAssignment, LayoutConversion, TtgirError};
+pub use assign::{assign_layouts, dot_layout, LayoutAssignment, LayoutConversion, TtgirError};
 pub use axis::{AxisAnalysis, AxisInfo};
 pub use coalesce::{coalesced_layout, MemoryAccess};
 pub use layout::{

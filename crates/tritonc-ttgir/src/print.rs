@@ -193,7 +193,8 @@ impl Printer<'_> {
                         if i > 0 {
                             label.push_str(", ");
                         }
-                        let _ = write!(label, "{n}: {}", f.value_type(a));
+                        let ty = self.value_type(a, None);
+                        let _ = write!(label, "{n}: {ty}");
                     }
                     let _ = writeln!(self.body, "{label}):");
                 }

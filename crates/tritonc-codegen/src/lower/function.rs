@@ -49,15 +49,37 @@ impl<'c, 'a> Lowered<'c, 'a> {
     }
 }
 
+/// Builders of the nested blocks of structured control flow, alive for the whole
+/// lowering so that [`FunctionLowering::b`] can point at any of them.
+#[derive(Default)]
+pub(crate) struct BuilderArena<'c, 'a> {
+    // Boxed: handed-out references must survive the vector growing.
+    #[allow(clippy::vec_box)]
+    builders: std::cell::RefCell<Vec<Box<BodyBuilder<'c, 'a>>>>,
+}
+
+impl<'c, 'a> BuilderArena<'c, 'a> {
+    /// Keeps `b` for the arena's lifetime.
+    pub fn alloc(&self, b: BodyBuilder<'c, 'a>) -> &BodyBuilder<'c, 'a> {
+        let boxed = Box::new(b);
+        let ptr: *const BodyBuilder<'c, 'a> = &*boxed;
+        self.builders.borrow_mut().push(boxed);
+        // SAFETY: the box is never dropped or moved out before the arena is dropped
+        // (the vector only grows), so its heap address stays valid for `&self`.
+        unsafe { &*ptr }
+    }
+}
+
 pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     pub b: &'l BodyBuilder<'c, 'a>,
+    pub arena: &'l BuilderArena<'c, 'a>,
     pub func: &'l Function,
     pub layouts: &'l LayoutAssignment,
     sources: &'l SourceMap,
     pub options: &'l CompileOptions,
     args: Vec<Value<'c, 'a>>,
     pub values: HashMap<tritonc_ir::Value, Lowered<'c, 'a>>,
-    converted: HashMap<(tritonc_ir::Value, Layout), Lowered<'c, 'a>>,
+    pub converted: HashMap<(tritonc_ir::Value, Layout), Lowered<'c, 'a>>,
     thread: Option<(Value<'c, 'a>, Value<'c, 'a>)>,
     /// Bytes of shared scratch the kernel needs (the largest single use).
     pub shared_bytes: u32,
@@ -85,6 +107,7 @@ pub(crate) fn dtype_type<'c>(ctx: &'c melior::Context, d: DType) -> Option<Type<
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     pub fn new(
         b: &'l BodyBuilder<'c, 'a>,
+        arena: &'l BuilderArena<'c, 'a>,
         func: &'l Function,
         layouts: &'l LayoutAssignment,
         sources: &'l SourceMap,
@@ -93,6 +116,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     ) -> Self {
         FunctionLowering {
             b,
+            arena,
             func,
             layouts,
             sources,
@@ -129,10 +153,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         for (i, &arg) in self.func.args().iter().enumerate() {
             self.values.insert(arg, Lowered::scalar(self.args[i]));
         }
-        let ops = self.func.block(self.func.entry_block()).ops().to_vec();
-        for op in ops {
-            self.lower_op(op)?;
-        }
+        // Computed up front: a first use inside a loop would not dominate later uses.
+        self.warp_lane()?;
+        self.lower_block(self.func.entry_block())?;
         Ok(())
     }
 
@@ -425,16 +448,24 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         self.mlir(self.b.value("arith.constant", &[], ty, &[("value", attr)]))
     }
 
-    pub fn lower_op(&mut self, op: OpId) -> Result<(), LowerError> {
+    /// Points the builder at `op`'s source location (errors too).
+    pub fn at_op(&mut self, op: OpId) {
         self.current_op = Some(op);
         let loc = mlir_location(self.b.context(), self.sources, &self.func.op(op).loc);
         self.b.set_location(loc);
+    }
+
+    pub fn lower_op(&mut self, op: OpId) -> Result<(), LowerError> {
+        self.at_op(op);
         let kind = self.func.kind(op).clone();
         let data = self.func.op(op);
         let result = data.results().first().copied();
         let b = self.b;
         match kind {
             OpKind::Return => Ok(()),
+            OpKind::For => self.lower_for(op),
+            OpKind::If => self.lower_if(op),
+            OpKind::While => self.lower_while(op),
             OpKind::GetProgramId { axis } => {
                 let v = self.mlir(b.gpu_index("gpu.block_id", axis))?;
                 self.set(op, Lowered::scalar(v));

@@ -9,6 +9,7 @@
 //! across warps), and layout conversions go through shared memory. Every MLIR op
 //! carries the Python `file:line:col` of the tile op it came from.
 
+mod control;
 mod elementwise;
 mod function;
 mod memory;
@@ -230,8 +231,16 @@ pub fn compile_to_ptx_in(
     let mut shared_bytes = 0u32;
     let mut lowering_error = None;
     let built = kernels.add_kernel(&func.name, &params, Some(threads), fn_loc, |b, args| {
-        let mut lowering =
-            function::FunctionLowering::new(b, func, &layouts, sources, options, args.to_vec());
+        let arena = function::BuilderArena::default();
+        let mut lowering = function::FunctionLowering::new(
+            b,
+            &arena,
+            func,
+            &layouts,
+            sources,
+            options,
+            args.to_vec(),
+        );
         match lowering.run() {
             Ok(()) => {
                 shared_bytes = lowering.shared_bytes();
