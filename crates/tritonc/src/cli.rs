@@ -35,6 +35,16 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Explain a diagnostic code, or list every code.
     Rule(RuleArgs),
+    /// Serve lint diagnostics and fixes to editors (the language server protocol, stdio).
+    Server(ServerArgs),
+}
+
+/// `tritonc server`.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// Speak over stdin/stdout (the only transport; accepted because clients pass it).
+    #[arg(long)]
+    pub stdio: bool,
 }
 
 /// `tritonc compile`.

@@ -29,4 +29,5 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Verify(args) => commands::verify::run(args, &out),
         Command::Rule(args) => commands::rule::run(args, &out),
     }
+        Command::Server(args) => commands::server::run(args, &out),
 }

@@ -5,4 +5,5 @@ pub mod compile_backend;
 pub mod lint;
 pub mod rule;
 pub mod run;
+pub mod server;
 pub mod verify;
