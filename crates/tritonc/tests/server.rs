@@ -34,15 +34,16 @@ fn serve(input: &str) -> (i32, String) {
     (status.code().unwrap_or(-1), stdout)
 }
 
-const INITIALIZE: &str =
-    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#;
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
 const SHUTDOWN: &str = r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#;
 const EXIT: &str = r#"{"jsonrpc":"2.0","method":"exit"}"#;
 
 #[test]
 fn initialize_shutdown_exit_ends_with_status_0() {
-    let input = [INITIALIZE, INITIALIZED, SHUTDOWN, EXIT].map(frame).concat();
+    let input = [INITIALIZE, INITIALIZED, SHUTDOWN, EXIT]
+        .map(frame)
+        .concat();
     let (code, stdout) = serve(&input);
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains(r#""id":1"#) && stdout.contains(r#""textDocumentSync""#));
