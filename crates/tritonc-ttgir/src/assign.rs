@@ -28,6 +28,7 @@ use crate::coalesce::{coalesced_layout, vector_width};
 use crate::control::{canonical, carried_target, code_ops, has_code_regions};
 use crate::layout::{BlockedLayout, Layout, LayoutError, LinearLayout, WARP_SIZE};
 use crate::reduction::ReductionSchedule;
+use crate::scan::ScanSchedule;
 
 /// Why a function cannot get layouts (yet): an op outside the supported subset.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,6 +123,7 @@ fn is_elementwise(kind: &OpKind) -> bool {
             | Store { .. }
             | AtomicRmw { .. }
             | AtomicCas { .. }
+            | Scan { .. }
     )
 }
 
@@ -520,9 +522,7 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
                 match kind {
                     OpKind::Broadcast => result_layout.clone(),
                     OpKind::ExpandDims { axis } => result_layout.as_ref().map(|l| l.slice(*axis)),
-                    OpKind::Reduce { .. } | OpKind::Scan { .. } => {
-                        a.layouts[data.operands()[0].index()].clone()
-                    }
+                    OpKind::Reduce { .. } => a.layouts[data.operands()[0].index()].clone(),
                     OpKind::Dot { .. } if i == 2 => result_layout.clone(),
                     OpKind::Dot { .. } => None,
                     k if is_data_movement(k) => None,
@@ -598,6 +598,20 @@ impl LayoutAssignment {
     /// How a load or store accesses memory.
     pub fn access(&self, op: OpId) -> Option<&AccessPlan> {
         self.accesses.get(&op)
+    }
+
+    /// The combination order of a `tt.scan` op (see [`ScanSchedule`]).
+    pub fn scan_schedule(&self, func: &Function, op: OpId) -> Result<ScanSchedule, TtgirError> {
+        let OpKind::Scan { axis, reverse } = func.kind(op) else {
+            return Err(error(func, op, "not a `tt.scan`".into()));
+        };
+        let r = func.op(op).results()[0];
+        let linear = self
+            .linear(func, r)
+            .ok_or_else(|| error(func, op, "the scanned operand is not a block".into()))?
+            .map_err(|e| error(func, op, e.to_string()))?;
+        ScanSchedule::from_linear(&linear, *axis as usize, *reverse)
+            .map_err(|e| error(func, op, e.to_string()))
     }
 
     /// The combination order of a `tt.reduce` op (see [`ReductionSchedule`]).

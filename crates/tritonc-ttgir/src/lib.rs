@@ -10,6 +10,8 @@
 //!   conversions where producer and consumer disagree.
 //! - [`reduction`]: the order in which a reduction combines elements, the contract the
 //!   CPU interpreter replays for bit-exact results ([`ReductionSchedule`]).
+//! - [`scan`]: the same contract for scans ([`ScanSchedule`]).
+//! - [`control`]: which values of structured control flow share one layout.
 //! - [`print`]: the `--emit ttgir` text (the tile IR with a layout per block type).
 
 // Per-dim rules read several parallel per-dim lists; an index reads best there.
@@ -22,6 +24,7 @@ pub mod control;
 pub mod layout;
 pub mod print;
 pub mod reduction;
+pub mod scan;
 
 pub use assign::{assign_layouts, dot_layout, LayoutAssignment, LayoutConversion, TtgirError};
 pub use axis::{AxisAnalysis, AxisInfo};
@@ -31,3 +34,4 @@ pub use layout::{
 };
 pub use print::print_ttgir;
 pub use reduction::{default_reduction_schedule, ButterflyStep, CombineTree, ReductionSchedule};
+pub use scan::{ScanSchedule, ScanStep, ScanUnit};

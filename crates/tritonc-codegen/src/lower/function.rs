@@ -511,6 +511,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::Load { .. } => self.lower_load(op),
             OpKind::Store { .. } => self.lower_store(op),
             OpKind::Reduce { .. } => self.lower_reduce(op),
+            OpKind::Scan { .. } => self.lower_scan(op),
             OpKind::Barrier => {
                 self.mlir(b.barrier())?;
                 Ok(())

@@ -14,6 +14,7 @@ mod elementwise;
 mod function;
 mod memory;
 mod reduce;
+mod scan;
 
 use std::fmt;
 

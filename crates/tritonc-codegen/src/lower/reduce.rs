@@ -16,7 +16,7 @@ use crate::body::IntPredicate;
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     /// Applies the combiner region of `op` to `lhs` and `rhs` (one value per operand).
-    fn combine(
+    pub(super) fn combine(
         &mut self,
         op: OpId,
         lhs: &[Value<'c, 'a>],
@@ -35,7 +35,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let location = self.b.location();
         let mut out = None;
         for inner in self.func.block(body).ops().to_vec() {
-            if matches!(self.func.kind(inner), OpKind::ReduceReturn) {
+            if matches!(
+                self.func.kind(inner),
+                OpKind::ReduceReturn | OpKind::ScanReturn
+            ) {
                 let values = self.func.op(inner).operands().to_vec();
                 out = Some(
                     values
@@ -50,12 +53,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         }
         self.current_op = Some(op);
         self.b.set_location(location);
-        out.ok_or_else(|| self.error("a combiner without `tt.reduce.return`"))
+        out.ok_or_else(|| self.error("a combiner without a return"))
     }
 
     /// `shfl.sync.bfly` of any scalar type up to 64 bits (narrow ones widened to i32,
     /// wide ones in two halves).
-    fn shuffle_xor(
+    pub(super) fn shuffle_xor(
         &self,
         v: Value<'c, 'a>,
         dtype: DType,
