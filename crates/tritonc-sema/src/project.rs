@@ -214,7 +214,7 @@ pub(crate) fn scope_export(
 
 /// The absolute module path of a possibly relative `path` (`..ops.exp2`) imported by
 /// module `importer`; `None` when it climbs above the project's top level.
-pub(crate) fn absolute(path: &str, importer: &str, is_package: bool) -> Option<String> {
+pub fn absolute(path: &str, importer: &str, is_package: bool) -> Option<String> {
     let level = path.bytes().take_while(|&b| b == b'.').count();
     if level == 0 {
         return Some(path.to_string());

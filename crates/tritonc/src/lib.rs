@@ -13,6 +13,7 @@ pub mod exit;
 pub mod frontend;
 pub mod input;
 pub mod output;
+pub mod project;
 pub mod target;
 
 use crate::cli::{Cli, Command};
@@ -28,6 +29,6 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Run(args) => commands::run::run(args, &out),
         Command::Verify(args) => commands::verify::run(args, &out),
         Command::Rule(args) => commands::rule::run(args, &out),
-    }
         Command::Server(args) => commands::server::run(args, &out),
+    }
 }

@@ -335,7 +335,7 @@ impl LowerCx<'_> {
         };
         self.frames.push(frame);
         self.call_stack.push(span);
-        self.inline_chain.push(key);
+        self.inline_chain.push(key.clone());
         let r = self.lower_body(&def.body);
         self.inline_chain.pop();
         self.call_stack.pop();
@@ -344,7 +344,15 @@ impl LowerCx<'_> {
             .frames
             .pop()
             .expect("the helper's frame was pushed above");
-        r?;
+        r.map_err(|d| {
+            // An error inside a helper of another file also points at the call here.
+            match d.primary_span() {
+                Some(p) if p.file != span.file => {
+                    d.with_secondary(span, format!("in this call of `{key}`"))
+                }
+                _ => d,
+            }
+        })?;
         Ok(frame
             .returned
             .map(|(v, _)| v)

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use tritonc_diagnostics::{Diagnostic, Severity, SourceMap, Span};
+use tritonc_diagnostics::{Diagnostic, FileId, Severity, SourceMap, Span};
 use tritonc_sema::meta::{self, BoundKernel};
 use tritonc_sema::{LaunchOptions, ModuleScope};
 
@@ -320,10 +320,12 @@ fn load_kernel(
         return Err(analysis.diagnostics);
     }
     let summary = select_kernel(path, args.kernel.as_deref(), analysis.kernels)?;
-    Ok(LoadedKernel {
-        summary,
-        scope: ModuleScope::from_index(&analysis.index),
-    })
+    // Helpers imported from the project's other modules are read now, so their files are
+    // in `sources` before anything points into them.
+    let projects = crate::project::Projects::new(FileId(sources.len() as u32));
+    let scope = projects.scope(path, &analysis.module, &analysis.index, true);
+    projects.register(sources);
+    Ok(LoadedKernel { summary, scope })
 }
 
 /// `--kernel NAME`, or the file's only kernel.

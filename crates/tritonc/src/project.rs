@@ -1,0 +1,319 @@
+//! The project a kernel file belongs to, read from the file system for sema's
+//! cross-file resolution ([`tritonc_sema::ModuleLoader`]).
+//!
+//! The project root is the nearest ancestor directory of the file without an
+//! `__init__.py` (Python's rule for where a package tree starts). Modules are read,
+//! parsed and discovered once and cached; each gets a [`FileId`] handed out in order from
+//! the first id the caller reserves, so diagnostics pointing into a helper's file render
+//! once [`ProjectFiles::register`] has added the files to the command's [`SourceMap`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tritonc_diagnostics::{FileId, SourceMap};
+use tritonc_sema::project::absolute;
+use tritonc_sema::{LoadedModule, ModuleLoader, ModuleScope, Project};
+use tritonc_syntax::ast::{Module, Stmt, StmtKind};
+use tritonc_syntax::resolve::is_triton_path;
+use tritonc_syntax::{discover, ModuleIndex};
+
+/// The nearest ancestor directory of `file` without an `__init__.py`.
+pub fn project_root(file: &Path) -> PathBuf {
+    let mut dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+    while dir.join("__init__.py").is_file() {
+        match dir.parent() {
+            Some(up) if !up.as_os_str().is_empty() => dir = up.to_path_buf(),
+            _ => break,
+        }
+    }
+    dir
+}
+
+/// The dotted module name of `file` under `root`, and whether it is a package's
+/// `__init__.py`; `None` when `file` is not under `root` or not a `.py` file.
+pub fn module_name(root: &Path, file: &Path) -> Option<(String, bool)> {
+    let rel = file.strip_prefix(root).ok()?;
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop()?;
+    let stem = last.strip_suffix(".py")?;
+    let is_package = stem == "__init__";
+    if !is_package {
+        parts.push(stem.to_string());
+    }
+    (!parts.is_empty()).then(|| (parts.join("."), is_package))
+}
+
+/// Files read for the project, with the ids they were parsed under.
+#[derive(Debug)]
+pub struct ProjectFiles {
+    first: u32,
+    files: Mutex<Vec<(PathBuf, Arc<str>)>>,
+    /// Set by [`ProjectFiles::register`]: files read later would have ids the source map
+    /// does not hold, so none are read.
+    registered: AtomicBool,
+}
+
+impl ProjectFiles {
+    /// Files whose ids start at `first` (the next id of the command's source map).
+    pub fn new(first: FileId) -> Arc<ProjectFiles> {
+        Arc::new(ProjectFiles {
+            first: first.0,
+            files: Mutex::new(Vec::new()),
+            registered: AtomicBool::new(false),
+        })
+    }
+
+    fn add(&self, path: PathBuf, text: Arc<str>) -> FileId {
+        // Shown relative to the working directory, like the files named on the command line.
+        let path = std::env::current_dir()
+            .ok()
+            .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+            .unwrap_or(path);
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        files.push((path, text));
+        FileId(self.first + files.len() as u32 - 1)
+    }
+
+    /// Adds the files read so far to `sources`, which must have had `first` as its next
+    /// id (nothing else was added since) for the ids to line up; a map that moved on
+    /// gets nothing (diagnostics in those files then show without source).
+    pub fn register(&self, sources: &mut SourceMap) {
+        if self.registered.swap(true, Ordering::SeqCst) || sources.len() as u32 != self.first {
+            return;
+        }
+        let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        for (path, text) in files.iter() {
+            sources.add(path, text.clone());
+        }
+    }
+}
+
+/// Reads the modules of one project root.
+struct FsLoader {
+    root: PathBuf,
+    files: Arc<ProjectFiles>,
+    cache: Mutex<HashMap<String, Option<(Arc<LoadedModule>, Vec<String>)>>>,
+}
+
+impl FsLoader {
+    /// The module and the absolute module paths its imports may name.
+    fn load_with_imports(&self, dotted: &str) -> Option<(Arc<LoadedModule>, Vec<String>)> {
+        if let Some(hit) = self.lock().get(dotted) {
+            return hit.clone();
+        }
+        let loaded = self.read(dotted);
+        self.lock()
+            .entry(dotted.to_string())
+            .or_insert(loaded)
+            .clone()
+    }
+
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, Option<(Arc<LoadedModule>, Vec<String>)>>> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn read(&self, dotted: &str) -> Option<(Arc<LoadedModule>, Vec<String>)> {
+        if dotted.split('.').any(str::is_empty)
+            || is_triton_path(dotted)
+            || self.files.registered.load(Ordering::SeqCst)
+        {
+            return None;
+        }
+        let base = dotted.split('.').fold(self.root.clone(), |p, s| p.join(s));
+        let (path, is_package) = [
+            (base.with_extension("py"), false),
+            (base.join("__init__.py"), true),
+        ]
+        .into_iter()
+        .find(|(p, _)| p.is_file())?;
+        let text: Arc<str> = Arc::from(std::fs::read_to_string(&path).ok()?);
+        let file = self.files.add(path, text.clone());
+        let parsed = tritonc_syntax::parse_module(file, &text);
+        let imports = imported_modules(&parsed.module, dotted, is_package);
+        let module = LoadedModule {
+            name: dotted.to_string(),
+            is_package,
+            index: discover(&parsed.module),
+        };
+        Some((Arc::new(module), imports))
+    }
+
+    /// Loads every project module reachable through the imports of `imports`.
+    fn preload(&self, imports: Vec<String>) {
+        let mut work = imports;
+        let mut seen: Vec<String> = Vec::new();
+        while let Some(path) = work.pop() {
+            // `a.b.c` may be a module or a name in `a.b`: try every prefix.
+            let parts: Vec<&str> = path.split('.').collect();
+            for i in 1..=parts.len() {
+                let m = parts[..i].join(".");
+                if seen.contains(&m) {
+                    continue;
+                }
+                seen.push(m.clone());
+                if let Some((_, more)) = self.load_with_imports(&m) {
+                    work.extend(more);
+                } else if i == 1 {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+impl ModuleLoader for FsLoader {
+    fn load(&self, dotted: &str) -> Option<Arc<LoadedModule>> {
+        self.load_with_imports(dotted).map(|(m, _)| m)
+    }
+}
+
+/// The absolute module paths a module's imports may name (`from .ops import f` gives
+/// `pkg.ops` and `pkg.ops.f`); Triton's are left out.
+fn imported_modules(module: &Module, name: &str, is_package: bool) -> Vec<String> {
+    fn walk(stmts: &[Stmt], name: &str, is_package: bool, out: &mut Vec<String>) {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Import(aliases) => {
+                    out.extend(aliases.iter().map(|a| a.name.name.clone()))
+                }
+                StmtKind::ImportFrom {
+                    module,
+                    level,
+                    names,
+                } => {
+                    let mut base = ".".repeat(*level as usize);
+                    if let Some(m) = module {
+                        base.push_str(&m.name);
+                    }
+                    let Some(abs) = absolute(&base, name, is_package) else {
+                        continue;
+                    };
+                    for a in names {
+                        if a.name.name != "*" {
+                            out.push(format!("{abs}.{}", a.name.name));
+                        }
+                    }
+                    out.push(abs);
+                }
+                StmtKind::If { body, orelse, .. } => {
+                    walk(body, name, is_package, out);
+                    walk(orelse, name, is_package, out);
+                }
+                StmtKind::Try(t) => {
+                    walk(&t.body, name, is_package, out);
+                    for h in &t.handlers {
+                        walk(&h.body, name, is_package, out);
+                    }
+                    walk(&t.orelse, name, is_package, out);
+                    walk(&t.finalbody, name, is_package, out);
+                }
+                StmtKind::With { body, .. } => walk(body, name, is_package, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&module.body, name, is_package, &mut out);
+    out.retain(|p| !is_triton_path(p));
+    out
+}
+
+/// Cross-file scopes for the files of one command: one loader per project root.
+pub struct Projects {
+    files: Arc<ProjectFiles>,
+    roots: Mutex<HashMap<PathBuf, Arc<Project>>>,
+    loaders: Mutex<HashMap<PathBuf, Arc<FsLoader>>>,
+}
+
+/// A loader shared between the [`Project`] and the eager import walk.
+struct SharedLoader(Arc<FsLoader>);
+
+impl ModuleLoader for SharedLoader {
+    fn load(&self, dotted: &str) -> Option<Arc<LoadedModule>> {
+        self.0.load(dotted)
+    }
+}
+
+impl Projects {
+    /// Projects whose files get ids from `first` on (see [`ProjectFiles::register`]).
+    pub fn new(first: FileId) -> Projects {
+        Projects {
+            files: ProjectFiles::new(first),
+            roots: Mutex::new(HashMap::new()),
+            loaders: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The scope of the kernel file `path` (parsed as `module`, discovered as `index`),
+    /// whose imports reach its project's other modules. With `preload`, every module its
+    /// imports reach is read now (so that [`Projects::register`] can run before
+    /// lowering); otherwise modules are read as lowering asks for them.
+    pub fn scope(
+        &self,
+        path: &Path,
+        module: &Module,
+        index: &ModuleIndex,
+        preload: bool,
+    ) -> ModuleScope {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let root = project_root(&path);
+        let Some((name, is_package)) = module_name(&root, &path) else {
+            return ModuleScope::from_index(index);
+        };
+        let loader = {
+            let mut loaders = self.loaders.lock().unwrap_or_else(|e| e.into_inner());
+            loaders
+                .entry(root.clone())
+                .or_insert_with(|| {
+                    Arc::new(FsLoader {
+                        root: root.clone(),
+                        files: self.files.clone(),
+                        cache: Mutex::new(HashMap::new()),
+                    })
+                })
+                .clone()
+        };
+        if preload {
+            loader.preload(imported_modules(module, &name, is_package));
+        }
+        let project = {
+            let mut roots = self.roots.lock().unwrap_or_else(|e| e.into_inner());
+            roots
+                .entry(root)
+                .or_insert_with(|| Project::new(SharedLoader(loader)))
+                .clone()
+        };
+        project.root_scope(index, &name, is_package)
+    }
+
+    /// Adds every file read so far to `sources` (see [`ProjectFiles::register`]).
+    pub fn register(&self, sources: &mut SourceMap) {
+        self.files.register(sources);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_names_under_a_root() {
+        let root = Path::new("/p");
+        assert_eq!(
+            module_name(root, Path::new("/p/pkg/ops.py")),
+            Some(("pkg.ops".to_string(), false))
+        );
+        assert_eq!(
+            module_name(root, Path::new("/p/pkg/__init__.py")),
+            Some(("pkg".to_string(), true))
+        );
+        assert_eq!(module_name(root, Path::new("/q/x.py")), None);
+    }
+}
