@@ -1,23 +1,33 @@
 //! `tritonc`: the command-line driver. Parses arguments, runs the command and maps its
 //! outcome to the exit-code table in [`tritonc::exit`].
 
+use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use clap::Parser;
 use tritonc::cli::Cli;
 use tritonc::exit::Exit;
 
+/// The message and location of the most recent panic, recorded by the panic hook.
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
 fn main() -> ExitCode {
     install_panic_hook();
     // clap exits by itself: 2 for usage errors, 0 for --help and --version.
     let cli = Cli::parse();
-    tritonc::run(&cli).into()
+    match panic::catch_unwind(AssertUnwindSafe(|| tritonc::run(&cli))) {
+        Ok(exit) => exit.into(),
+        Err(_) => report_internal_error(),
+    }
 }
 
-/// A panic is a bug: print one clean line with a bug-report hint and exit with the
-/// internal-error status (70), never Rust's default 101.
+/// A panic is a bug. The hook only records it, so that stages which contain a panic to
+/// one kernel (lint reports such a kernel as not analysed and goes on) can do so; a panic
+/// that reaches `main` is reported once, with a bug-report hint, under the internal-error
+/// status (70), never Rust's default 101.
 fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
+    panic::set_hook(Box::new(|info| {
         let message = info
             .payload()
             .downcast_ref::<&str>()
@@ -26,13 +36,25 @@ fn install_panic_hook() {
             .unwrap_or_else(|| "unknown panic".to_string());
         let location = info
             .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()));
-        eprintln!("internal error: {message}{}", location.unwrap_or_default());
-        eprintln!(
-            "note: this is a bug in tritonc {}; please report it with the command line and \
-             the input file",
-            env!("CARGO_PKG_VERSION")
-        );
-        std::process::exit(i32::from(Exit::InternalError.code()));
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(format!("{message}{location}"));
+        }
     }));
+}
+
+fn report_internal_error() -> ExitCode {
+    let message = LAST_PANIC
+        .lock()
+        .ok()
+        .and_then(|mut last| last.take())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    eprintln!("internal error: {message}");
+    eprintln!(
+        "note: this is a bug in tritonc {}; please report it with the command line and the \
+         input file",
+        env!("CARGO_PKG_VERSION")
+    );
+    ExitCode::from(Exit::InternalError.code())
 }
