@@ -22,7 +22,7 @@ pub struct Program<'a> {
     pub(crate) mem: ProgramMemory<'a>,
     pub(crate) log: AccessLog,
     opts: &'a InterpOptions,
-    pub(crate) orders: &'a std::collections::HashMap<OpId, crate::order::ReductionOrder>,
+    pub(crate) orders: &'a crate::order::CombineOrders,
     /// Lines printed by `tt.print`.
     pub(crate) prints: Vec<String>,
 }
@@ -45,7 +45,7 @@ impl<'a> Program<'a> {
         grid: [u32; 3],
         mem: ProgramMemory<'a>,
         opts: &'a InterpOptions,
-        orders: &'a std::collections::HashMap<OpId, crate::order::ReductionOrder>,
+        orders: &'a crate::order::CombineOrders,
     ) -> Self {
         Program {
             func,

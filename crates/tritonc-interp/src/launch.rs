@@ -83,7 +83,8 @@ pub fn launch(
             (lin / (gx * gy)) as u32,
         ]
     };
-    let orders = opts.reduction_orders.orders_for(func, opts.num_warps);
+    let orders =
+        crate::order::CombineOrders::for_function(&opts.reduction_orders, func, opts.num_warps);
     let orders = &orders;
     let done = AtomicU64::new(0);
     let tick = || {

@@ -55,6 +55,7 @@ pub mod memory;
 pub mod numerics;
 pub mod order;
 mod reduce;
+pub mod scan_order;
 pub mod shape;
 
 use std::sync::Arc;
@@ -63,7 +64,8 @@ pub use data::{Data, Val};
 pub use error::{RuntimeError, RuntimeErrorKind, REGISTRY};
 pub use launch::{launch, ArgValue, ExecutionMode, LaunchReport};
 pub use memory::{Buffer, BufferId, Memory};
-pub use order::{AxisDistribution, ReductionOrder, ReductionOrderSource};
+pub use order::{AxisDistribution, CombineOrders, ReductionOrder, ReductionOrderSource};
+pub use scan_order::ScanOrder;
 
 /// A progress callback: `(programs done, programs total)`.
 pub type ProgressFn = dyn Fn(u64, u64) + Send + Sync;
@@ -82,7 +84,7 @@ pub struct InterpOptions {
     pub parallel: bool,
     /// Check for cross-program races.
     pub detect_races: bool,
-    /// Where reduction orders come from.
+    /// Where reduction and scan orders come from.
     pub reduction_orders: ReductionOrderSource,
     /// Called as programs finish (every 64 programs and at the end).
     pub progress: Option<Arc<ProgressFn>>,

@@ -225,6 +225,25 @@ impl ReductionOrderSource {
     }
 }
 
+/// The combine orders of one launch: one per `tt.reduce` and one per `tt.scan`.
+#[derive(Debug, Clone, Default)]
+pub struct CombineOrders {
+    /// Reductions.
+    pub reduce: HashMap<OpId, ReductionOrder>,
+    /// Scans.
+    pub scan: HashMap<OpId, crate::scan_order::ScanOrder>,
+}
+
+impl CombineOrders {
+    /// Every order of `func`, from `source`.
+    pub fn for_function(source: &ReductionOrderSource, func: &Function, num_warps: u32) -> Self {
+        CombineOrders {
+            reduce: source.orders_for(func, num_warps),
+            scan: crate::scan_order::scan_orders_for(source, func, num_warps),
+        }
+    }
+}
+
 /// Folds axis-major data (`[len][rows]`) in place along `order`; row `order.root` holds
 /// the result.
 pub fn fold_in_place<T: Copy>(

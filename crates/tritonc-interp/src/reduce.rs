@@ -15,6 +15,7 @@ use crate::elementwise::{self as ew, max_num, maximum, min_num, minimum, Int};
 use crate::error::{RtResult, RuntimeError};
 use crate::exec::Program;
 use crate::order::fold_in_place;
+use crate::scan_order::ScanOrder;
 use crate::shape::{axis_major, from_axis_major, row};
 
 /// The binary op of a combiner region that is exactly `return a op b`.
@@ -106,7 +107,7 @@ impl Program<'_> {
         let mut out_shape = in_shape.clone();
         out_shape.remove(axis);
         let seq;
-        let order = match self.orders.get(&op) {
+        let order = match self.orders.reduce.get(&op) {
             Some(o) => o,
             None => {
                 seq = crate::order::ReductionOrder::sequential(in_shape[axis]);
@@ -161,8 +162,8 @@ impl Program<'_> {
         slots
     }
 
-    /// Evaluates an inclusive `tt.scan` of `ops` along `axis`, in element order (from the
-    /// end when `reverse`).
+    /// Evaluates an inclusive `tt.scan` of `ops` along `axis` in the launch's
+    /// [`ScanOrder`] for the op (element order, from the end when `reverse`, if none).
     pub(crate) fn scan(
         &mut self,
         op: OpId,
@@ -176,22 +177,34 @@ impl Program<'_> {
         let block = func
             .region_entry(op, 0)
             .expect("tt.scan has a combiner region");
-        let positions: Vec<usize> = if reverse {
-            (0..n).rev().collect()
-        } else {
-            (0..n).collect()
+        let seq;
+        let order = match self.orders.scan.get(&op) {
+            Some(o) if o.len == n && o.reverse == reverse => o,
+            _ => {
+                seq = ScanOrder::sequential(n, reverse);
+                &seq
+            }
         };
         if ops.len() == 1 {
             if let Some(bop) = simple_combiner(func, block) {
                 let (mut data, outer, _, inner) = axis_major(&ops[0], axis);
                 let rows = outer * inner;
                 let done = typed_combine!(&mut data, bop, |v, f| {
-                    for w in positions.windows(2) {
-                        let (prev, cur) = (w[0] * rows, w[1] * rows);
+                    // Each step appends one row of slots; results gather afterwards.
+                    v.reserve(order.steps.len() * rows);
+                    for &(a, b) in &order.steps {
+                        let (a, b) = (a as usize * rows, b as usize * rows);
                         for r in 0..rows {
-                            v[cur + r] = f(v[prev + r], v[cur + r]);
+                            let x = f(v[a + r], v[b + r]);
+                            v.push(x);
                         }
                     }
+                    let mut out = Vec::with_capacity(n * rows);
+                    for &slot in &order.results {
+                        let s = slot as usize * rows;
+                        out.extend_from_slice(&v[s..s + rows]);
+                    }
+                    *v = out;
                 });
                 if done.is_some() {
                     return Ok(vec![Val::new(
@@ -202,10 +215,11 @@ impl Program<'_> {
             }
         }
         let mut slots = self.slots(ops, axis);
-        for w in positions.windows(2) {
-            let mut args: Vec<Rc<Val>> = slots[w[0]].clone();
-            args.extend(slots[w[1]].iter().cloned());
-            slots[w[1]] = self.exec_block(block, &args)?;
+        for &(a, b) in &order.steps {
+            let mut args: Vec<Rc<Val>> = slots[a as usize].clone();
+            args.extend(slots[b as usize].iter().cloned());
+            let res = self.exec_block(block, &args)?;
+            slots.push(res);
         }
         // Reassemble each operand from its per-position rows.
         let (outer, inner) = (
@@ -213,10 +227,14 @@ impl Program<'_> {
             shape[axis + 1..].iter().product::<usize>(),
         );
         let mut outs = Vec::with_capacity(ops.len());
-        for i in 0..ops.len() {
-            let mut cat = slots[0][i].data.clone();
-            for slot in &slots[1..] {
-                cat = cat.concat(&slot[i].data).ok_or_else(|| {
+        for (i, _) in ops.iter().enumerate() {
+            let mut parts = order.results.iter().map(|&r| &slots[r as usize][i].data);
+            let mut cat = parts
+                .next()
+                .cloned()
+                .ok_or_else(|| RuntimeError::unsupported("a scan over an empty axis"))?;
+            for part in parts {
+                cat = cat.concat(part).ok_or_else(|| {
                     RuntimeError::unsupported("a scan combiner that changes types")
                 })?;
             }
