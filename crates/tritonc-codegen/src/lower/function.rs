@@ -512,6 +512,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::Store { .. } => self.lower_store(op),
             OpKind::Reduce { .. } => self.lower_reduce(op),
             OpKind::Scan { .. } => self.lower_scan(op),
+            OpKind::Dot { .. } => self.lower_dot(op),
+            OpKind::Trans { .. }
+            | OpKind::Reshape { .. }
+            | OpKind::Join
+            | OpKind::Split
+            | OpKind::Cat => self.lower_shape_op(op),
             OpKind::Barrier => {
                 self.mlir(b.barrier())?;
                 Ok(())

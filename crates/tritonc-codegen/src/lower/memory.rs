@@ -228,7 +228,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         Ok((word, (total / word) as usize))
     }
 
-    fn inline_asm(
+    pub(super) fn inline_asm(
         &self,
         asm: &str,
         constraints: &str,
@@ -255,6 +255,19 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 Ok(None)
             }
         }
+    }
+
+    /// Inline PTX with one result.
+    pub(super) fn inline_asm_value(
+        &self,
+        asm: &str,
+        constraints: &str,
+        operands: &[Value<'c, 'a>],
+        result: Type<'c>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        Ok(self
+            .inline_asm(asm, constraints, operands, Some(result))?
+            .expect("invariant: inline_asm with a result type returns a value"))
     }
 
     fn load_vector(
@@ -551,4 +564,108 @@ pub(super) fn storage_bytes(ty: Type<'_>) -> u64 {
         "i32" | "f32" => 4,
         _ => 8,
     }
+}
+
+impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
+    /// `sum_d offset_d * strides[d]` of this thread's lane and warp part of `linear`.
+    fn thread_strided_index(
+        &mut self,
+        linear: &LinearLayout,
+        strides: &[u64],
+    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
+        let offsets = self.thread_offsets(linear)?;
+        let mut acc: Option<Value<'c, 'a>> = None;
+        for (d, off) in offsets.into_iter().enumerate() {
+            let Some(off) = off else { continue };
+            let scaled = if strides[d] == 1 {
+                off
+            } else {
+                let s = self.i32c(strides[d] as i32)?;
+                self.mlir(self.b.binary("arith.muli", off, s))?
+            };
+            acc = Some(match acc {
+                None => scaled,
+                Some(a) => self.mlir(self.b.binary("arith.addi", a, scaled))?,
+            });
+        }
+        Ok(acc)
+    }
+
+    /// Writes the registers of a block held in `linear` to shared scratch: the element
+    /// at coordinates `c` goes to slot `offset + sum_d c_d * strides[d]` of an array of
+    /// `elem` starting `byte_offset` bytes in (`i1` is stored as `i8`). Threads holding
+    /// replicas write the same value to the same slot.
+    pub(super) fn shared_write(
+        &mut self,
+        regs: &[Value<'c, 'a>],
+        elem: Type<'c>,
+        linear: &LinearLayout,
+        strides: &[u64],
+        offset: u64,
+        byte_offset: u32,
+    ) -> Result<(), LowerError> {
+        let b = self.b;
+        let (storage, is_i1) = storage_of(b.context(), elem);
+        let thread = self.thread_strided_index(linear, strides)?;
+        for (r, c) in linear.register_coords().iter().enumerate() {
+            let k: u64 = offset + c.iter().zip(strides).map(|(x, s)| x * s).sum::<u64>();
+            let slot = self.shared_slot(storage, byte_offset, k, thread)?;
+            let v = if is_i1 {
+                self.mlir(b.value("arith.extui", &[regs[r]], storage, &[]))?
+            } else {
+                regs[r]
+            };
+            self.mlir(b.store(v, slot))?;
+        }
+        Ok(())
+    }
+
+    /// Reads the registers of a block in `linear` from shared scratch, slots as in
+    /// [`Self::shared_write`].
+    pub(super) fn shared_read(
+        &mut self,
+        elem: Type<'c>,
+        linear: &LinearLayout,
+        strides: &[u64],
+        offset: u64,
+        byte_offset: u32,
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let (storage, is_i1) = storage_of(b.context(), elem);
+        let thread = self.thread_strided_index(linear, strides)?;
+        let mut out = Vec::new();
+        for c in linear.register_coords() {
+            let k: u64 = offset + c.iter().zip(strides).map(|(x, s)| x * s).sum::<u64>();
+            let slot = self.shared_slot(storage, byte_offset, k, thread)?;
+            let v = self.mlir(b.load(slot, storage))?;
+            out.push(if is_i1 {
+                self.mlir(b.value("arith.trunci", &[v], elem, &[]))?
+            } else {
+                v
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The type a value of `elem` is kept as in shared memory (`i1` as `i8`), and whether
+/// it is `i1`.
+pub(super) fn storage_of<'c>(ctx: &'c melior::Context, elem: Type<'c>) -> (Type<'c>, bool) {
+    let i1: Type = IntegerType::new(ctx, 1).into();
+    if elem == i1 {
+        (IntegerType::new(ctx, 8).into(), true)
+    } else {
+        (elem, false)
+    }
+}
+
+/// Row-major strides of `shape` (all dims).
+pub(super) fn dense_strides(shape: &[u64]) -> Vec<u64> {
+    let mut strides = vec![1u64; shape.len()];
+    let mut s = 1u64;
+    for d in (0..shape.len()).rev() {
+        strides[d] = s;
+        s *= shape[d];
+    }
+    strides
 }

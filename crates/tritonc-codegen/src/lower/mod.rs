@@ -10,11 +10,13 @@
 //! carries the Python `file:line:col` of the tile op it came from.
 
 mod control;
+mod dot;
 mod elementwise;
 mod function;
 mod memory;
 mod reduce;
 mod scan;
+mod shape;
 
 use std::fmt;
 
