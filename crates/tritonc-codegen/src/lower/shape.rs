@@ -9,6 +9,10 @@ use super::function::{FunctionLowering, Lowered};
 use super::memory::{dense_strides, storage_bytes, storage_of};
 use super::LowerError;
 
+/// Where a block's elements go in (or come from) shared scratch: slot
+/// `offset + sum_d c_d * strides[d]` for the element at coordinates `c`.
+type Placement = (Vec<u64>, u64);
+
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     pub(super) fn lower_shape_op(&mut self, op: OpId) -> Result<(), LowerError> {
         let data = self.func.op(op);
@@ -26,7 +30,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let src_shape = shape_of(self, operands[0])?;
         let numel: u64 = src_shape.iter().product();
         // Per operand: strides and offset of its slots; per result: the same.
-        let (writes, reads): (Vec<(Vec<u64>, u64)>, Vec<(Vec<u64>, u64)>) = match &kind {
+        let (writes, reads): (Vec<Placement>, Vec<Placement>) = match &kind {
             OpKind::Trans { order } => {
                 let rs = dense_strides(&shape_of(self, results[0])?);
                 let mut ws = vec![0u64; rs.len()];
