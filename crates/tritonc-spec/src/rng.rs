@@ -17,6 +17,18 @@ impl SplitMix64 {
         }
     }
 
+    /// The generator after `n` more draws of [`next_u64`](Self::next_u64) (SplitMix64's
+    /// state advances by a constant per draw), so a stream can be generated in parallel
+    /// chunks with the same values.
+    pub fn skipped(&self, n: u64) -> Self {
+        SplitMix64 {
+            state: self
+                .state
+                .wrapping_add(n.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            spare: None,
+        }
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -48,6 +60,17 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skipping_equals_drawing() {
+        let mut a = SplitMix64::new(42);
+        let b = a.skipped(1000);
+        for _ in 0..1000 {
+            a.next_u64();
+        }
+        assert_eq!(a.clone().next_u64(), b.clone().next_u64());
+        assert_eq!(a.normal(), b.clone().normal());
+    }
 
     #[test]
     fn splitmix_reference_values_and_moments() {

@@ -193,6 +193,26 @@ fn read_file(path: &Path, span: Span) -> Result<Vec<u8>, Diagnostic> {
     })
 }
 
+/// `n` values of `draw` over `rng`'s stream, one draw (a Box–Muller pair: two draws per
+/// two values) per value, generated in parallel chunks with the same result as in order.
+fn random_stream(
+    rng: &SplitMix64,
+    n: usize,
+    draw: impl Fn(&mut SplitMix64) -> f64 + Sync,
+) -> Vec<f64> {
+    use rayon::prelude::*;
+    // Even chunk lengths keep every Box–Muller pair inside one chunk.
+    const CHUNK: usize = 1 << 16;
+    let mut v = vec![0.0; n];
+    v.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
+        let mut r = rng.skipped((c * CHUNK) as u64);
+        for x in out {
+            *x = draw(&mut r);
+        }
+    });
+    v
+}
+
 /// Allocates and initializes one tensor.
 fn materialize_tensor(
     t: &TensorSpec,
@@ -272,17 +292,24 @@ fn materialize_tensor(
         Init::Ones => vec![1.0; storage_len],
         Init::Full(v) => vec![*v; storage_len],
         Init::Arange => (0..storage_len).map(|i| i as f64).collect(),
-        Init::Randn { mean, std } => (0..storage_len)
-            .map(|_| mean + std * rng.normal())
-            .collect(),
-        Init::Rand { low, high } => (0..storage_len)
-            .map(|_| low + (high - low) * rng.uniform())
-            .collect(),
+        Init::Randn { mean, std } => {
+            // Normals come in Box–Muller pairs from two draws each.
+            let v = random_stream(&rng, storage_len, |r| mean + std * r.normal());
+            rng = rng.skipped(2 * storage_len.div_ceil(2) as u64);
+            v
+        }
+        Init::Rand { low, high } => {
+            let v = random_stream(&rng, storage_len, |r| low + (high - low) * r.uniform());
+            rng = rng.skipped(storage_len as u64);
+            v
+        }
         Init::Randint { low, high } => {
             let span = (high - low).max(1) as u64;
-            (0..storage_len)
-                .map(|_| (*low + (rng.next_u64() % span) as i64) as f64)
-                .collect()
+            let v = random_stream(&rng, storage_len, |r| {
+                (*low + (r.next_u64() % span) as i64) as f64
+            });
+            rng = rng.skipped(storage_len as u64);
+            v
         }
         Init::Npy(p) => {
             let path = base_dir.join(p);
