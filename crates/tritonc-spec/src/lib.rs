@@ -10,10 +10,12 @@
 pub mod codes;
 pub mod npy;
 pub mod parse;
+pub mod reference;
 pub mod rng;
 pub mod run;
 pub mod summary;
 
 pub use parse::{parse, LaunchSpec, TensorSpec};
+pub use reference::{check_references, ReferenceCheck};
 pub use run::{prepare, run_spec_file, Launch, RunOutcome, TensorArg};
 pub use summary::{compare, summarize, Comparison, Summary};

@@ -653,10 +653,14 @@ pub struct RunOutcome {
     pub report: LaunchReport,
     /// The kernel's IR.
     pub function: Function,
+    /// Each output with a `reference` compared against it (in spec order).
+    pub references: Vec<crate::reference::ReferenceCheck>,
 }
 
-/// Parses, prepares, lowers and interprets a spec file. Diagnostics refer to files in
-/// `sources` (the spec and the kernel are added to it).
+/// Parses, prepares, lowers and interprets a spec file, then compares the outputs that
+/// name a `reference` with it ([`RunOutcome::references`]; values outside tolerance are
+/// reported there, not as errors). Diagnostics refer to files in `sources` (the spec and
+/// the kernel are added to it).
 pub fn run_spec_file(
     spec_path: &Path,
     sources: &mut SourceMap,
@@ -688,9 +692,11 @@ pub fn run_spec_file(
         &opts,
     )
     .map_err(|e| vec![e.to_diagnostic()])?;
+    let references = crate::reference::check_references(&spec, &launch)?;
     Ok(RunOutcome {
         launch,
         report,
         function,
+        references,
     })
 }
