@@ -32,9 +32,8 @@ use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use indexmap::IndexMap;
 use tritonc_diagnostics::{Diagnostic, FileId, Severity};
-use tritonc_sema::{Constexpr, ModuleScope};
+use tritonc_sema::ModuleScope;
 use tritonc_syntax::ast::{ExprKind, Module, StmtKind};
 use tritonc_syntax::{Kernel, ModuleIndex};
 
@@ -69,9 +68,28 @@ pub fn lint_file(
     index: &ModuleIndex,
     settings: &Settings,
 ) -> FileReport {
+    lint_file_in(
+        file,
+        path,
+        text,
+        &ModuleScope::from_module(module),
+        index,
+        settings,
+    )
+}
+
+/// [`lint_file`] in a module scope the caller built: one whose imports reach the other
+/// modules of the file's project (`tritonc_sema::Project::root_scope`).
+pub fn lint_file_in(
+    file: FileId,
+    path: &Path,
+    text: &str,
+    scope: &ModuleScope,
+    index: &ModuleIndex,
+    settings: &Settings,
+) -> FileReport {
     let mut report = FileReport::default();
     let mut suppressions = Suppressions::parse(file, text);
-    let scope = ModuleScope::from_module(module);
     let mut findings: Vec<Finding> = Vec::new();
     let mut seen_defs: Vec<*const tritonc_syntax::ast::FunctionDef> = Vec::new();
     for kernel in &index.kernels {
@@ -80,15 +98,9 @@ pub fn lint_file(
             continue;
         }
         seen_defs.push(ptr);
-        let mut kernel_findings = lint_kernel(
-            file,
-            text,
-            module,
-            &scope.globals,
-            kernel,
-            settings,
-            &mut report,
-        );
+        let mut kernel_findings = lint_kernel(file, text, scope, kernel, settings, &mut report);
+        // Findings inside helpers of other files belong to those files' own lint run.
+        kernel_findings.retain(|f| f.diagnostic.primary_span().is_none_or(|s| s.file == file));
         let kernel_lines = jit_lines(kernel, &suppressions, text);
         kernel_findings.retain(|f| {
             let code = f.diagnostic.code.0;
@@ -148,8 +160,7 @@ fn jit_lines(kernel: &Kernel, s: &Suppressions, _text: &str) -> Vec<usize> {
 fn lint_kernel(
     file: FileId,
     text: &str,
-    module: &Module,
-    globals: &IndexMap<String, Constexpr>,
+    scope: &ModuleScope,
     kernel: &Kernel,
     settings: &Settings,
     report: &mut FileReport,
@@ -167,10 +178,11 @@ fn lint_kernel(
     let mut analysed = false;
     for (i, spec) in specs.iter().enumerate() {
         let lowered = catch_unwind(AssertUnwindSafe(|| {
-            tritonc_sema::lower_kernel(module, &kernel.def.name.name, &spec.spec)
+            tritonc_sema::lower_kernel_in(scope, &kernel.def.name.name, &spec.spec)
         }));
         let ir = match lowered {
-            Ok(Ok(m)) => m
+            Ok(Ok(l)) => l
+                .module
                 .functions
                 .into_iter()
                 .find(|f| f.name == kernel.def.name.name)
@@ -199,7 +211,7 @@ fn lint_kernel(
             spec,
             ir: ir.as_ref(),
             settings,
-            module_globals: globals,
+            module_globals: &scope.globals,
         };
         for rule in RULES {
             // Source-level rules run once; IR rules on every variant that lowered.

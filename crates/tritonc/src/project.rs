@@ -93,16 +93,20 @@ impl ProjectFiles {
     }
 }
 
+/// A module read for the project, with the absolute module paths its imports name
+/// (`None`: no such module in the project).
+type CachedModule = Option<(Arc<LoadedModule>, Vec<String>)>;
+
 /// Reads the modules of one project root.
 struct FsLoader {
     root: PathBuf,
     files: Arc<ProjectFiles>,
-    cache: Mutex<HashMap<String, Option<(Arc<LoadedModule>, Vec<String>)>>>,
+    cache: Mutex<HashMap<String, CachedModule>>,
 }
 
 impl FsLoader {
     /// The module and the absolute module paths its imports may name.
-    fn load_with_imports(&self, dotted: &str) -> Option<(Arc<LoadedModule>, Vec<String>)> {
+    fn load_with_imports(&self, dotted: &str) -> CachedModule {
         if let Some(hit) = self.lock().get(dotted) {
             return hit.clone();
         }
@@ -113,13 +117,11 @@ impl FsLoader {
             .clone()
     }
 
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, Option<(Arc<LoadedModule>, Vec<String>)>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, CachedModule>> {
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn read(&self, dotted: &str) -> Option<(Arc<LoadedModule>, Vec<String>)> {
+    fn read(&self, dotted: &str) -> CachedModule {
         if dotted.split('.').any(str::is_empty)
             || is_triton_path(dotted)
             || self.files.registered.load(Ordering::SeqCst)

@@ -80,3 +80,19 @@ fn a_call_outside_the_project_is_a_precise_error() {
         "{err}"
     );
 }
+
+#[test]
+fn lint_analyses_kernels_whose_helpers_live_in_other_files() {
+    let (_, out, err) = tritonc(&["lint", "mypkg/kernels.py"]);
+    let all = format!("{out}{err}");
+    // `square_kernel` lowers through `mypkg/ops.py`; `shift_kernel` reaches the helper
+    // too, which is then what stops it.
+    assert!(
+        !all.contains("`square_kernel` was checked at the source level only"),
+        "{all}"
+    );
+    assert!(
+        all.contains("lowering stopped: bitwise operators need integers"),
+        "{all}"
+    );
+}

@@ -56,7 +56,7 @@ pub fn generic_specialization(
             continue;
         }
         let is_constexpr = p.annotation.as_ref().is_some_and(is_constexpr_annotation);
-        if let Some((v, origin)) = meta_value(scope, kernel, &name) {
+        if let Some((v, origin)) = meta_value(scope, kernel, &name, is_constexpr) {
             out.push((name, ArgSpec::Constexpr(v), origin));
             continue;
         }
@@ -135,6 +135,7 @@ fn meta_value(
     scope: &ModuleScope,
     kernel: &Kernel,
     name: &str,
+    is_constexpr: bool,
 ) -> Option<(Constexpr, ParamOrigin)> {
     if let Some(h) = kernel.heuristics.iter().rev().find(|h| h.name == name) {
         // `lambda args: 128`: a constant; anything reading `args` is launch-dependent.
@@ -165,8 +166,9 @@ fn meta_value(
         }
     }
     if values.is_empty() {
-        // Configs that tritonc cannot read may set it.
-        return (!tune.unexpanded.is_empty()).then(|| {
+        // Configs that tritonc cannot read may set it, if it is a meta-parameter: a value
+        // a config gives a runtime parameter (a pointer, a size) stays a runtime value.
+        return (is_constexpr && !tune.unexpanded.is_empty()).then(|| {
             (
                 Symbolic::constexpr(name, SymbolicKind::Int),
                 ParamOrigin::Computed,

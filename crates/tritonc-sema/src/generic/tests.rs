@@ -171,3 +171,26 @@ def k(x_ptr, BLOCK: tl.constexpr):
     let text = ir(&r);
     assert!(text.contains("tensor<\"BLOCK // 2\"xi32>"), "{text}");
 }
+
+#[test]
+fn configs_tritonc_cannot_read_set_only_meta_parameters() {
+    // The configs come from a comprehension over a module list: unexpanded. They may set
+    // `BLOCK` (a constexpr), never the runtime `mask_ptr` or `n`.
+    let src = "\
+import triton
+import triton.language as tl
+WARPS = [4, 8]
+@triton.autotune(configs=[triton.Config({'BLOCK': 128}, num_warps=w) for w in WARPS], key=['n'])
+@triton.jit
+def k(mask_ptr, n, BLOCK: tl.constexpr):
+    mask_ptr += tl.program_id(0)
+    skip = tl.load(mask_ptr).to(tl.int1)
+    if skip == 1:
+        tl.store(mask_ptr, n)
+";
+    let r = generic(src, "k");
+    let origin = |name: &str| r.params.iter().find(|p| p.0 == name).unwrap().2.clone();
+    assert_eq!(origin("mask_ptr"), ParamOrigin::UnknownPointer);
+    assert_eq!(origin("n"), ParamOrigin::UnknownScalar);
+    assert_eq!(origin("BLOCK"), ParamOrigin::Computed);
+}

@@ -366,6 +366,18 @@ impl LowerCx<'_> {
                 };
                 builtins::dispatch(self, &call)
             }
+            SemaValue::Const(c @ Constexpr::DType(_)) => Err(Diagnostic::error(
+                codes::INCOMPATIBLE_TYPES,
+                format!(
+                    "`{c}` is a dtype, not a constructor: Triton 3.6 rejects `{c}(...)` \
+                     ('dtype' object is not callable)"
+                ),
+            )
+            .with_primary(func_span, "a dtype cannot be called")
+            .with_help(format!(
+                "for a scalar of this dtype write `tl.full([], value, {c})`; to convert a \
+                 value, `x.to({c})`"
+            ))),
             SemaValue::Const(Constexpr::Module(path))
                 if !tritonc_syntax::resolve::is_triton_path(&path) =>
             {

@@ -165,3 +165,16 @@ fn helpers_inline_with_constexpr_propagation_and_loops_carry_values() {
     let ir = lower(&src, "k", "*fp16:16, i32, 128").unwrap();
     insta::assert_snapshot!(ir);
 }
+
+#[test]
+fn a_dtype_called_as_a_constructor_is_rejected_as_triton_does() {
+    // Triton 3.6: `TypeError("'dtype' object is not callable")` at `tl.float32`.
+    let src = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(X):\n    m = tl.float32(-float('inf'))\n    tl.store(X, tl.maximum(tl.load(X), m))\n";
+    let d = lower_err(src, "k", "*fp32");
+    assert_eq!(
+        d.message,
+        "`tl.float32` is a dtype, not a constructor: Triton 3.6 rejects `tl.float32(...)` ('dtype' object is not callable)"
+    );
+    let s = d.primary_span().unwrap();
+    assert_eq!(&src[s.start as usize..s.end as usize], "tl.float32");
+}

@@ -19,6 +19,7 @@ use crate::exit::Exit;
 use crate::frontend::analyze_file;
 use crate::input::{add_source, path_not_found};
 use crate::output::{write_to, Output, Stream};
+use crate::project::Projects;
 
 /// How many times fixes are applied to one file before giving up on a fixed point (a fix
 /// can expose another finding whose fix then applies).
@@ -113,13 +114,17 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
     for (path, text) in &texts {
         file_ids.push(sources.add(path, text.as_str()));
     }
+    // Helpers in the files' projects are read as lowering reaches them, under the ids that
+    // follow the linted files'.
+    let projects = Projects::new(FileId(sources.len() as u32));
     let results: Vec<(usize, Vec<Finding>)> = file_ids
         .par_iter()
         .map(|&file| {
             let settings = configs.for_file(sources.get(file).path());
-            lint_one(file, &sources, &settings)
+            lint_one(file, &sources, &settings, &projects)
         })
         .collect();
+    projects.register(&mut sources);
     let kernels: usize = results.iter().map(|(k, _)| k).sum();
     let mut findings: Vec<Finding> = results.into_iter().flat_map(|(_, f)| f).collect();
 
@@ -181,17 +186,23 @@ fn remap(mut d: Diagnostic, file: FileId) -> Diagnostic {
 }
 
 /// Front-end diagnostics and lint findings of one file, and how many kernels it has.
-fn lint_one(file: FileId, sources: &SourceMap, settings: &Settings) -> (usize, Vec<Finding>) {
+fn lint_one(
+    file: FileId,
+    sources: &SourceMap,
+    settings: &Settings,
+    projects: &Projects,
+) -> (usize, Vec<Finding>) {
     let analysis = analyze_file(file, sources);
     let source = sources.get(file);
     // Per-file ignores match against the path relative to the configuration's directory,
     // which is absolute.
     let absolute = std::fs::canonicalize(source.path()).unwrap_or_else(|_| source.path().into());
-    let report = tritonc_lint::lint_file(
+    let scope = projects.scope(&absolute, &analysis.module, &analysis.index, false);
+    let report = tritonc_lint::lint_file_in(
         file,
         &absolute,
         source.text(),
-        &analysis.module,
+        &scope,
         &analysis.index,
         settings,
     );
@@ -213,7 +224,8 @@ fn fix_file(path: &Path, text: &str, settings: &Settings, mode: FixMode) -> (usi
     for _ in 0..MAX_FIX_PASSES {
         let mut sources = SourceMap::new();
         let file = sources.add(path, current.as_str());
-        let (_, findings) = lint_one(file, &sources, settings);
+        let projects = Projects::new(FileId(sources.len() as u32));
+        let (_, findings) = lint_one(file, &sources, settings, &projects);
         // A file the parser rejects is never rewritten.
         if findings
             .iter()
