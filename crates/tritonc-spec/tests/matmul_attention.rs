@@ -29,6 +29,44 @@ fn matmul_fp16_matches_f64_reference() {
     assert!(worst > 0.1, "the bound is vacuous: worst {worst}");
 }
 
+/// Rounds an f32 to TF32 (10 mantissa bits), nearest with ties away from zero
+/// (`cvt.rna.tf32.f32`), as docs/numerics.md specifies for `input_precision = "tf32"`.
+fn to_tf32(x: f64) -> f64 {
+    let bits = (x as f32).to_bits();
+    f32::from_bits(bits.wrapping_add(0x1000) & !0x1fff) as f64
+}
+
+#[test]
+fn matmul_fp32_rounds_inputs_to_tf32() {
+    let o = run("matmul_tf32.toml");
+    let (a, b, c) = (values(&o, "a"), values(&o, "b"), values(&o, "c"));
+    let (m, n, k) = (150, 130, 100);
+    let (mut want, mut exact, mut abs) = (vec![0.0; m * n], vec![0.0; m * n], vec![0.0; m * n]);
+    for i in 0..m {
+        for j in 0..n {
+            for l in 0..k {
+                let (x, y) = (a[i * k + l], b[l * n + j]);
+                want[i * n + j] += to_tf32(x) * to_tf32(y);
+                exact[i * n + j] += x * y;
+                abs[i * n + j] += (x * y).abs();
+            }
+        }
+    }
+    // tf32 × tf32 products are exact in f32 (22 bits); K f32 accumulations: γ_K·Σ|a b|.
+    let bound = |i: usize| k as f64 * U32 * abs[i];
+    check("c", &c, &want, bound);
+    // Not vacuous: the unrounded fp32 product is farther away than the bound (tf32 keeps
+    // 11 of 24 significant bits, ~2^-11 relative per input).
+    let off = (0..c.len())
+        .filter(|&i| (c[i] - exact[i]).abs() > bound(i))
+        .count();
+    assert!(
+        off > c.len() / 2,
+        "only {off} of {} differ from the fp32 product",
+        c.len()
+    );
+}
+
 /// softmax(Q Kᵀ · scale) V per (batch, head), in f64; with `causal`, query i sees keys ≤ i.
 /// Returns the output and, per element, the softmax-weighted mean of |v| (the scale of
 /// the errors) and the largest scaled |q|·|k| of the row.
