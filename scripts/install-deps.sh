@@ -2,7 +2,9 @@
 # Installs everything tritonc needs to build and test on Debian 12 (bookworm):
 #   - LLVM/MLIR 22 from Debian's packages (the MLIR back end links them),
 #   - NVIDIA's ptxas from the `nvidia-cuda-nvcc` wheel, unpacked under .tools/cuda
-#     (validates generated PTX; no GPU or CUDA install needed).
+#     (validates generated PTX; no GPU or CUDA install needed),
+#   - libdevice.10.bc from the `nvidia-nvvm` wheel under .tools/cuda/nvvm/libdevice
+#     (linked into kernels calling erf, sin, cos, …).
 # Idempotent: re-running skips what is already there.
 set -euo pipefail
 
@@ -12,6 +14,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 
 LLVM_VERSION=22
 NVCC_WHEEL_VERSION=13.5.37
+NVVM_WHEEL_VERSION=13.5.37
 
 apt_packages=(
   build-essential pkg-config python3 python3-pip unzip
@@ -42,5 +45,17 @@ if [ ! -x "$tools/cuda/bin/ptxas" ]; then
   chmod +x "$tools"/cuda/bin/* || true
   rm -rf "$tmp"
 fi
+# libdevice (libdevice.10.bc: erf, sin, cos, … for kernels that need them) from the
+# `nvidia-nvvm` wheel of the same CUDA release as ptxas.
+if [ ! -f "$tools/cuda/nvvm/libdevice/libdevice.10.bc" ]; then
+  echo "fetching libdevice (nvidia-nvvm ${NVVM_WHEEL_VERSION})"
+  tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps "nvidia-nvvm==${NVVM_WHEEL_VERSION}" -d "$tmp"
+  unzip -q -o "$tmp"/*.whl -d "$tmp/x"
+  mkdir -p "$tools/cuda/nvvm/libdevice"
+  cp "$tmp"/x/nvidia/cu*/nvvm/libdevice/libdevice.10.bc "$tools/cuda/nvvm/libdevice/"
+  rm -rf "$tmp"
+fi
 "$tools/cuda/bin/ptxas" --version | tail -1
+ls "$tools/cuda/nvvm/libdevice/libdevice.10.bc"
 "/usr/lib/llvm-${LLVM_VERSION}/bin/llvm-config" --version | sed 's/^/llvm /'

@@ -381,6 +381,36 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
         )
     }
 
+    /// A call of the function `@callee` (declared in the module) with one result.
+    pub fn call(
+        &self,
+        callee: &str,
+        arguments: &[Value<'c, '_>],
+        result: Type<'c>,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        let segments = i32::try_from(arguments.len())
+            .expect("invariant: a call has far fewer than 2^31 arguments");
+        self.value(
+            "llvm.call",
+            arguments,
+            result,
+            &[
+                (
+                    "callee",
+                    FlatSymbolRefAttribute::new(self.context, callee).into(),
+                ),
+                (
+                    "operandSegmentSizes",
+                    DenseI32ArrayAttribute::new(self.context, &[segments, 0]).into(),
+                ),
+                (
+                    "op_bundle_sizes",
+                    DenseI32ArrayAttribute::new(self.context, &[]).into(),
+                ),
+            ],
+        )
+    }
+
     /// `value` from the lane `lane ^ lane_mask` of the warp (`shfl.sync.bfly`, full mask).
     pub fn shuffle_xor(
         &self,

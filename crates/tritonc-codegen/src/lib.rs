@@ -6,6 +6,7 @@ pub mod body;
 pub mod context;
 pub mod error;
 pub mod kernels;
+pub mod libdevice;
 pub mod lower;
 pub mod math;
 pub mod module;
@@ -17,11 +18,12 @@ pub mod target;
 pub use body::BodyBuilder;
 pub use context::codegen_context;
 pub use error::CodegenError;
+pub use libdevice::locate_libdevice;
 pub use lower::{
     compile_to_ptx, compile_to_ptx_in, AbiParam, CompileError, CompileOptions, CompileStage,
     CompiledKernel,
 };
 pub use module::{KernelModule, KernelParam};
-pub use pipeline::{lower_to_ptx, nvptx_pipeline};
+pub use pipeline::{lower_to_ptx, lower_to_ptx_linking, nvptx_pipeline, nvptx_pipeline_linking};
 pub use ptxas::{Ptxas, PtxasReport};
 pub use target::NvptxTarget;

@@ -127,6 +127,75 @@ impl<'c> KernelModule<'c> {
         Ok(())
     }
 
+    /// Declares the external function `@name(args) -> result` (`llvm.func`, no body),
+    /// e.g. a libdevice function the kernels call.
+    pub fn declare_function(
+        &self,
+        name: &str,
+        args: &[Type<'c>],
+        result: Type<'c>,
+        location: Location<'c>,
+    ) -> Result<(), CodegenError> {
+        let ctx = self.context;
+        let list: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+        let text = format!("!llvm.func<{result} ({})>", list.join(", "));
+        let function_type =
+            Type::parse(ctx, &text).ok_or_else(|| CodegenError::OperationBuild {
+                op: "llvm.func".to_owned(),
+                reason: format!("cannot form `{text}`"),
+            })?;
+        let linkage = Attribute::parse(ctx, "#llvm.linkage<external>")
+            .expect("invariant: `#llvm.linkage<external>` is valid LLVM dialect syntax");
+        let attributes = [
+            ("sym_name", StringAttribute::new(ctx, name).into()),
+            ("function_type", TypeAttribute::new(function_type).into()),
+            ("linkage", linkage),
+        ];
+        let func = OperationBuilder::new("llvm.func", location)
+            .add_attributes(&named(ctx, &attributes))
+            .add_regions([Region::new()])
+            .build()
+            .map_err(|error| CodegenError::OperationBuild {
+                op: "llvm.func".to_owned(),
+                reason: error.to_string(),
+            })?;
+        self.gpu_module_body().append_operation(func);
+        Ok(())
+    }
+
+    /// Declares the dynamically sized shared-memory array `@name` (`.extern .shared
+    /// .align 16 .b8 name[]` in PTX): its size is the dynamic shared memory passed at
+    /// launch, which may exceed the 48 KiB static arrays are limited to.
+    pub fn add_dynamic_shared_array(
+        &self,
+        name: &str,
+        location: Location<'c>,
+    ) -> Result<(), CodegenError> {
+        let ctx = self.context;
+        let i32_type: Type<'c> = IntegerType::new(ctx, 32).into();
+        let i64_type: Type<'c> = IntegerType::new(ctx, 64).into();
+        let array = melior::dialect::llvm::r#type::array(IntegerType::new(ctx, 8).into(), 0);
+        let linkage = Attribute::parse(ctx, "#llvm.linkage<external>")
+            .expect("invariant: `#llvm.linkage<external>` is valid LLVM dialect syntax");
+        let attributes = [
+            ("sym_name", StringAttribute::new(ctx, name).into()),
+            ("global_type", TypeAttribute::new(array).into()),
+            ("linkage", linkage),
+            ("addr_space", IntegerAttribute::new(i32_type, 3).into()),
+            ("alignment", IntegerAttribute::new(i64_type, 16).into()),
+        ];
+        let global = OperationBuilder::new("llvm.mlir.global", location)
+            .add_attributes(&named(ctx, &attributes))
+            .add_regions([Region::new()])
+            .build()
+            .map_err(|error| CodegenError::OperationBuild {
+                op: "llvm.mlir.global".to_owned(),
+                reason: error.to_string(),
+            })?;
+        self.gpu_module_body().append_operation(global);
+        Ok(())
+    }
+
     /// Builds `gpu.func @name(params) kernel`; `body` emits its code given the parameters.
     ///
     /// `block_size` is the launch's threads per block when known at compile time; it

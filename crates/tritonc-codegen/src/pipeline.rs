@@ -32,9 +32,22 @@ use crate::{error::CodegenError, module::KernelModule, target::NvptxTarget};
 /// - `gpu-module-to-binary{format=isa}` runs LLVM's NVPTX back end and stores the PTX
 ///   text in a `gpu.binary` op (no ptxas: `format=isa` stops at assembly).
 pub fn nvptx_pipeline(target: &NvptxTarget) -> String {
+    nvptx_pipeline_linking(target, &[])
+}
+
+/// [`nvptx_pipeline`] linking the bitcode `libraries` (libdevice) into every module
+/// (`nvvm-attach-target`'s `l` option; LLVM keeps only the functions used, and its
+/// NVVMReflect pass resolves libdevice's `__nvvm_reflect` queries: no flush to zero).
+pub fn nvptx_pipeline_linking(target: &NvptxTarget, libraries: &[std::path::PathBuf]) -> String {
+    let link = if libraries.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = libraries.iter().map(|p| p.display().to_string()).collect();
+        format!(" l={}", list.join(","))
+    };
     format!(
         "builtin.module(\
-         nvvm-attach-target{{chip={chip} features={features} O=3}},\
+         nvvm-attach-target{{chip={chip} features={features} O=3{link}}},\
          gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm{{index-bitwidth=32}}),\
          ensure-debug-info-scope-on-llvm-func{{emission-kind=DebugDirectivesOnly}},\
          reconcile-unrealized-casts,\
@@ -119,6 +132,15 @@ pub fn lower_to_ptx(
     kernels: &mut KernelModule<'_>,
     target: &NvptxTarget,
 ) -> Result<String, CodegenError> {
+    lower_to_ptx_linking(kernels, target, &[])
+}
+
+/// [`lower_to_ptx`] linking the bitcode `libraries` (see [`nvptx_pipeline_linking`]).
+pub fn lower_to_ptx_linking(
+    kernels: &mut KernelModule<'_>,
+    target: &NvptxTarget,
+    libraries: &[std::path::PathBuf],
+) -> Result<String, CodegenError> {
     let context = kernels.context();
     let sink = DiagnosticSink::attach(context);
     if !kernels.module().as_operation().verify() {
@@ -127,7 +149,7 @@ pub fn lower_to_ptx(
         });
     }
 
-    let pipeline = nvptx_pipeline(target);
+    let pipeline = nvptx_pipeline_linking(target, libraries);
     let manager = PassManager::new(context);
     parse_pass_pipeline(manager.as_operation_pass_manager(), &pipeline).map_err(|error| {
         CodegenError::PipelineParse {

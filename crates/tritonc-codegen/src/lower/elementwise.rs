@@ -1,6 +1,8 @@
 //! Elementwise tile ops: one MLIR op (or a short sequence) per register.
 
-use melior::ir::{attribute::IntegerAttribute, r#type::IntegerType, Attribute, Type, Value};
+use melior::ir::{
+    attribute::IntegerAttribute, r#type::IntegerType, Attribute, Type, Value, ValueLike,
+};
 use tritonc_ir::{
     BinaryOp, CastOp, CmpFPredicate, CmpIPredicate, DType, Elem, MathOp, OpId, OpKind,
 };
@@ -212,9 +214,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::ExternElementwise { symbol, .. } => match libdevice_intrinsic(symbol) {
                 // libdevice functions that are one LLVM intrinsic need no libdevice.
                 Some(intrinsic) => self.mlir(b.call_intrinsic(intrinsic, args, result_ty)),
-                None => Err(self.error(format!(
-                    "`{symbol}` needs libdevice, which the NVIDIA back end does not link yet"
-                ))),
+                None => self.libdevice_call(symbol, args, result_ty),
             },
             OpKind::ClampF { propagate_nan } => {
                 let suffix = match result_dtype {
@@ -251,6 +251,24 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         }
     }
 
+    /// A call of libdevice's `symbol` (linked at the end of the pipeline).
+    fn libdevice_call(
+        &mut self,
+        symbol: &str,
+        args: &[Value<'c, 'a>],
+        result_ty: Type<'c>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        if !symbol.starts_with("__nv_") {
+            return Err(self.error(format!(
+                "`{symbol}` is not a libdevice function; only libdevice is linked"
+            )));
+        }
+        let arg_types: Vec<Type<'c>> = args.iter().map(|v| v.r#type()).collect();
+        self.externs
+            .insert(symbol.to_string(), (arg_types, result_ty));
+        self.mlir(self.b.call(symbol, args, result_ty))
+    }
+
     fn intrinsic_f32(
         &self,
         name: &str,
@@ -268,7 +286,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
 
     /// Transcendental math through NVVM intrinsics, as Triton lowers fp32 math.
     fn math(
-        &self,
+        &mut self,
         m: MathOp,
         x: Value<'c, 'a>,
         ty: Type<'c>,
@@ -317,10 +335,24 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 let f = IntegerAttribute::new(IntegerType::new(b.context(), 1).into(), 0).into();
                 self.mlir(b.value("llvm.intr.abs", &[x], ty, &[("is_int_min_poison", f)]))
             }
-            MathOp::Sin | MathOp::Cos | MathOp::Erf => Err(self.error(format!(
-                "`{}` needs libdevice, which the NVIDIA back end does not link yet",
-                m.word()
-            ))),
+            MathOp::Sin | MathOp::Cos | MathOp::Erf => {
+                let base = match m {
+                    MathOp::Sin => "sin",
+                    MathOp::Cos => "cos",
+                    _ => "erf",
+                };
+                let symbol = match dtype {
+                    Some(DType::F32) => format!("__nv_{base}f"),
+                    Some(DType::F64) => format!("__nv_{base}"),
+                    _ => {
+                        return Err(self.error(format!(
+                            "`{}` is supported on fp32 and fp64 only by the NVIDIA back end",
+                            m.word()
+                        )))
+                    }
+                };
+                self.libdevice_call(&symbol, &[x], ty)
+            }
         }
     }
 }

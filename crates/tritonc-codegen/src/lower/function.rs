@@ -86,6 +86,8 @@ pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     /// Whether shared scratch was read since the last barrier (a write must wait).
     pub shared_in_use: bool,
     pub current_op: Option<OpId>,
+    /// External functions called (libdevice), with their argument and result types.
+    pub externs: std::collections::BTreeMap<String, (Vec<Type<'c>>, Type<'c>)>,
 }
 
 /// The MLIR type of a dtype (signless integers; `i1` stays `i1`).
@@ -128,6 +130,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             shared_bytes: 0,
             shared_in_use: false,
             current_op: None,
+            externs: std::collections::BTreeMap::new(),
         }
     }
 

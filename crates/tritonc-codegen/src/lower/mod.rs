@@ -26,12 +26,16 @@ use tritonc_ir::{DType, Function, Type};
 use tritonc_ttgir::assign_layouts;
 
 use crate::{
-    context::codegen_context, error::CodegenError, module::KernelModule, module::KernelParam,
-    pipeline::lower_to_ptx, target::NvptxTarget,
+    context::codegen_context, error::CodegenError, libdevice::locate_libdevice,
+    module::KernelModule, module::KernelParam, pipeline::lower_to_ptx_linking, target::NvptxTarget,
 };
 
 /// The name of the shared-memory array every kernel's scratch lives in.
 pub const SHARED_SCRATCH: &str = "tritonc_smem";
+
+/// The most static shared memory a kernel may declare (48 KiB); above it the scratch
+/// array is dynamic.
+pub const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// Settings of one compilation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,8 +77,13 @@ pub struct CompiledKernel {
     pub name: String,
     /// Warps per CTA: launch with `32 * num_warps` threads.
     pub num_warps: u32,
-    /// Static shared memory in bytes.
+    /// Shared memory in bytes.
     pub shared_bytes: u32,
+    /// Whether the shared memory is dynamic (an `.extern .shared` array, used above the
+    /// 48 KiB static limit): launch with `shared_bytes` of dynamic shared memory (and,
+    /// above 48 KiB, opt in with `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+    /// Otherwise it is static and nothing is passed at launch.
+    pub dynamic_shared: bool,
     /// The parameters, in order.
     pub abi: Vec<AbiParam>,
 }
@@ -232,6 +241,7 @@ pub fn compile_to_ptx_in(
     let mut kernels = KernelModule::new(context, &format!("{}_module", func.name), fn_loc);
     let threads = options.num_warps * tritonc_ttgir::WARP_SIZE;
     let mut shared_bytes = 0u32;
+    let mut externs = Vec::new();
     let mut lowering_error = None;
     let built = kernels.add_kernel(&func.name, &params, Some(threads), fn_loc, |b, args| {
         let arena = function::BuilderArena::default();
@@ -247,6 +257,7 @@ pub fn compile_to_ptx_in(
         match lowering.run() {
             Ok(()) => {
                 shared_bytes = lowering.shared_bytes();
+                externs = std::mem::take(&mut lowering.externs).into_iter().collect();
                 Ok(())
             }
             Err(e) => {
@@ -267,17 +278,45 @@ pub fn compile_to_ptx_in(
         message: e.to_string(),
         span: None,
     })?;
+    let dynamic_shared = shared_bytes > STATIC_SHARED_LIMIT;
     if shared_bytes > 0 {
         let i8_type = melior::ir::r#type::IntegerType::new(context, 8).into();
-        kernels
-            .add_shared_array(SHARED_SCRATCH, i8_type, shared_bytes, fn_loc)
-            .map_err(|e| CompileError {
-                stage: CompileStage::Lowering,
-                message: e.to_string(),
-                span: None,
-            })?;
+        let declared = if dynamic_shared {
+            kernels.add_dynamic_shared_array(SHARED_SCRATCH, fn_loc)
+        } else {
+            kernels.add_shared_array(SHARED_SCRATCH, i8_type, shared_bytes, fn_loc)
+        };
+        declared.map_err(|e| CompileError {
+            stage: CompileStage::Lowering,
+            message: e.to_string(),
+            span: None,
+        })?;
     }
-    let ptx = lower_to_ptx(&mut kernels, target).map_err(|e| CompileError {
+    let mut libraries = Vec::new();
+    if !externs.is_empty() {
+        let names: Vec<&str> = externs.iter().map(|(n, _)| n.as_str()).collect();
+        let path = locate_libdevice().ok_or_else(|| CompileError {
+            stage: CompileStage::Mlir,
+            message: format!(
+                "`{}` needs libdevice ({}), which was not found: set TRITONC_LIBDEVICE or \
+                 CUDA_HOME, or run scripts/install-deps.sh",
+                names.join("`, `"),
+                crate::libdevice::LIBDEVICE_FILE
+            ),
+            span: func.loc.known_span(),
+        })?;
+        for (name, (args, result)) in &externs {
+            kernels
+                .declare_function(name, args, *result, fn_loc)
+                .map_err(|e| CompileError {
+                    stage: CompileStage::Lowering,
+                    message: e.to_string(),
+                    span: None,
+                })?;
+        }
+        libraries.push(path);
+    }
+    let ptx = lower_to_ptx_linking(&mut kernels, target, &libraries).map_err(|e| CompileError {
         stage: CompileStage::Mlir,
         message: e.to_string(),
         span: None,
@@ -287,6 +326,7 @@ pub fn compile_to_ptx_in(
         name: func.name.clone(),
         num_warps: options.num_warps,
         shared_bytes,
+        dynamic_shared,
         abi,
     })
 }
