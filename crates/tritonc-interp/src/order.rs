@@ -158,6 +158,10 @@ pub enum ReductionOrderSource {
     /// where the assignment does not cover the function yet).
     #[default]
     Backend,
+    /// Upstream Triton 3.6's GPU lowering: the same reduction trees as `Backend`; scans in
+    /// ScanOpToLLVM's layout-dependent order ([`crate::scan_order`]), for comparisons with
+    /// kernels compiled by Triton itself.
+    Triton,
     /// A left fold (Triton's `TRITON_INTERPRET=1` order).
     Sequential,
     /// A callback.
@@ -168,6 +172,7 @@ impl std::fmt::Debug for ReductionOrderSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReductionOrderSource::Backend => f.write_str("Backend"),
+            ReductionOrderSource::Triton => f.write_str("Triton"),
             ReductionOrderSource::Sequential => f.write_str("Sequential"),
             ReductionOrderSource::Custom(_) => f.write_str("Custom(..)"),
         }
@@ -190,7 +195,7 @@ impl ReductionOrderSource {
             })
             .collect();
         let assignment = match self {
-            ReductionOrderSource::Backend if !reduces.is_empty() => {
+            ReductionOrderSource::Backend | ReductionOrderSource::Triton if !reduces.is_empty() => {
                 tritonc_ttgir::assign_layouts(func, num_warps).ok()
             }
             _ => None,
@@ -201,7 +206,7 @@ impl ReductionOrderSource {
             let order = match self {
                 ReductionOrderSource::Sequential => ReductionOrder::sequential(len),
                 ReductionOrderSource::Custom(f) => f(func, op, &shape, axis),
-                ReductionOrderSource::Backend => {
+                ReductionOrderSource::Backend | ReductionOrderSource::Triton => {
                     let sched = assignment
                         .as_ref()
                         .and_then(|a| a.reduction_schedule(func, op).ok())

@@ -27,11 +27,17 @@
 //! A reverse scan runs the same computation on the mirrored axis (Triton flips registers
 //! and lanes around a forward scan). Checked against Triton 3.6 on an H200
 //! (tritonc-spec's `scan_order` test and its fixture recorded by scripts/scan_fixture.py).
+//! That is [`ReductionOrderSource::Triton`].
+//!
+//! tritonc's own back end scans differently: `tritonc_ttgir::ScanSchedule` merges blocks
+//! bit by bit (a layout-independent order). [`ReductionOrderSource::Backend`], the
+//! default, replays that schedule ([`ScanOrder::from_schedule`]), so the interpreter
+//! agrees with tritonc's bundles.
 
 use std::collections::HashMap;
 
 use tritonc_ir::{Function, OpId, OpKind, Value};
-use tritonc_ttgir::{coalesced_layout, AxisAnalysis, BlockedLayout, Layout};
+use tritonc_ttgir::{coalesced_layout, AxisAnalysis, BlockedLayout, Layout, ScanSchedule};
 
 use crate::order::{AxisDistribution, ReductionOrderSource};
 
@@ -94,7 +100,25 @@ impl ScanOrder {
         .mirrored_if(reverse)
     }
 
-    /// The GPU's order for a forward (or, mirrored, reverse) scan of `len` elements
+    /// The order of a back-end [`ScanSchedule`], recorded by running the schedule on slot
+    /// numbers.
+    pub fn from_schedule(schedule: &ScanSchedule) -> Self {
+        let len = schedule.len as usize;
+        let mut steps: Vec<(u32, u32)> = Vec::new();
+        let inputs: Vec<u32> = (0..len as u32).collect();
+        let results = schedule.scan(&inputs, |a, b| {
+            steps.push((a, b));
+            (len + steps.len() - 1) as u32
+        });
+        ScanOrder {
+            len,
+            steps,
+            results,
+            reverse: schedule.reverse,
+        }
+    }
+
+    /// Triton 3.6's GPU order for a forward (or, mirrored, reverse) scan of `len` elements
     /// distributed as `dist` (see the module docs).
     pub fn blocked(len: usize, dist: AxisDistribution, reverse: bool) -> Self {
         if len <= 1 {
@@ -276,10 +300,10 @@ fn feeding_load_layout(
     None
 }
 
-/// The order of every `tt.scan` in `func`, computed once per launch: from the scan
-/// operand's layout in the back end's layout assignment ([`ReductionOrderSource::Backend`];
-/// Triton's default layout where the assignment has no blocked layout for it), or
-/// sequential.
+/// The order of every `tt.scan` in `func`, computed once per launch: the back end's
+/// [`ScanSchedule`] ([`ReductionOrderSource::Backend`]); Triton 3.6's order for the scan
+/// operand's layout ([`ReductionOrderSource::Triton`]: the layout of the back end's
+/// assignment, else of the feeding load, else Triton's default layout); or sequential.
 pub fn scan_orders_for(
     source: &ReductionOrderSource,
     func: &Function,
@@ -298,7 +322,7 @@ pub fn scan_orders_for(
         })
         .collect();
     let assignment = match source {
-        ReductionOrderSource::Backend if !scans.is_empty() => {
+        ReductionOrderSource::Triton if !scans.is_empty() => {
             tritonc_ttgir::assign_layouts(func, num_warps).ok()
         }
         _ => None,
@@ -309,7 +333,12 @@ pub fn scan_orders_for(
         let axis_ref = &mut axis;
         let len = shape[dim];
         let order = match source {
-            ReductionOrderSource::Backend => {
+            ReductionOrderSource::Backend => Some(ScanOrder::from_schedule(
+                &ScanSchedule::for_length(len as u64, reverse),
+            ))
+            .filter(|o| len.is_power_of_two() && o.is_valid())
+            .unwrap_or_else(|| ScanOrder::sequential(len, reverse)),
+            ReductionOrderSource::Triton => {
                 let blocked = match assignment
                     .as_ref()
                     .and_then(|a| a.operand_layout(func, op, 0))
@@ -398,6 +427,21 @@ mod tests {
         // Two blocks of one thread: the second block continues from the first's total.
         let e = exprs(&ScanOrder::blocked(4, dist(2, 1, 1), false));
         assert_eq!(e, ["0", "(0+1)", "((0+1)+2)", "((0+1)+(2+3))"]);
+    }
+
+    #[test]
+    fn backend_schedule_replays_as_a_valid_scan() {
+        for len in [1u64, 2, 8, 256, 4096] {
+            for reverse in [false, true] {
+                let o = ScanOrder::from_schedule(&ScanSchedule::for_length(len, reverse));
+                assert!(o.is_valid(), "{len} reverse={reverse}");
+            }
+        }
+        // The bitwise merge: position 5 of 8 is the 4-block total, then the 2-block.
+        let e = exprs(&ScanOrder::from_schedule(&ScanSchedule::for_length(
+            8, false,
+        )));
+        assert_eq!(e[5], "(((0+1)+(2+3))+(4+5))");
     }
 
     #[test]

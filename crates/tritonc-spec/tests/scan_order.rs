@@ -1,7 +1,8 @@
 //! fp16 `tl.cumsum` on the interpreter against Triton 3.6 on an H200, bit for bit: the
 //! outputs in fixtures/scan_gpu.json were recorded by scripts/scan_fixture.py. fp16 scans
-//! round after every combine, so this holds only if the interpreter combines in the GPU's
-//! order (tritonc_interp::scan_order); the sequential order differs, as checked below.
+//! round after every combine, so this holds only if the interpreter combines in Triton's
+//! GPU order (`ReductionOrderSource::Triton`, tritonc_interp::scan_order); the sequential
+//! order differs, as checked below.
 
 mod common;
 
@@ -116,7 +117,7 @@ fn fp16_cumsum_matches_the_gpu_bit_for_bit() {
         );
         let spec = prepare_case(case);
         let want = gpu_bits(case);
-        let got = output_bits(&spec, ReductionOrderSource::Backend);
+        let got = output_bits(&spec, ReductionOrderSource::Triton);
         assert_eq!(got.len(), want.len(), "{what}");
         let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
         assert!(
