@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The GPU checks of the project, in the ahead-of-time flow (README): compile here, run on a
+# GPU host with only the slim runner, Python, upstream Triton, PyTorch and CuPy.
+#
+#   scripts/gpu_checks.sh prepare DIR   # here: build the slim runner, compile every bundle into DIR
+#   scripts/gpu_checks.sh run DIR OUT   # GPU host: verify every spec, benchmark, golden PTX checks
+#
+# `prepare` needs a full build (`cargo build --release -p tritonc`); `run` writes logs and
+# JSON reports into OUT and ends with one 'N passed, N failed' line per part.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+prepare() {
+  local dir=$1
+  rm -rf "$dir" && mkdir -p "$dir/verify"
+  cargo build --release -q -p tritonc || exit 2
+  local full=target/release/tritonc
+  cargo build --release -q -p tritonc --no-default-features --target-dir target/slim || exit 2
+  cp target/slim/release/tritonc "$dir/tritonc" && strip "$dir/tritonc"
+  for spec in examples/*.toml; do
+    name=$(basename "$spec" .toml)
+    if "$full" compile --spec "$spec" --target sm_90 -o "$dir/verify/$name" >"$dir/verify/$name.log" 2>&1; then
+      echo "compiled $name"
+    else
+      echo "NOT compiled $name: $(grep -m1 -E 'error' "$dir/verify/$name.log")"
+    fi
+  done
+  bench/build.sh "$full"
+  rm -rf "$dir/bench-bundles" && cp -r bench/out/bundles "$dir/bench-bundles"
+}
+
+run() {
+  local dir=$1 out=$2
+  mkdir -p "$out"
+  export PYTHONUNBUFFERED=1
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$out/device.txt"
+  local pass=0 fail=0
+  for spec in examples/*.toml; do
+    name=$(basename "$spec" .toml)
+    [ -d "$dir/verify/$name" ] || { echo "skip $name (not compiled)"; continue; }
+    if "$dir/tritonc" verify "$spec" --bundle "$dir/verify/$name" --against triton >"$out/verify-$name.txt" 2>&1; then
+      pass=$((pass + 1)); echo "verify $name: pass"
+    else
+      fail=$((fail + 1)); echo "verify $name: FAIL"; tail -25 "$out/verify-$name.txt"
+    fi
+  done
+  echo "verify: $pass passed, $fail failed"
+  python3 bench/gpu_bench.py --bundles "$dir/bench-bundles" --json "$out/bench.json" 2>&1 | tee "$out/bench.txt"
+  python3 crates/tritonc-codegen/tests/gpu/check_golden.py 2>&1 | tee "$out/golden.txt" | tail -3
+}
+
+case "${1:-}" in
+  prepare) prepare "${2:?DIR}" ;;
+  run) run "${2:?DIR}" "${3:?OUT}" ;;
+  *) echo "usage: $0 prepare DIR | run DIR OUT" >&2; exit 2 ;;
+esac
