@@ -7,18 +7,21 @@
 //! ```
 //!
 //! `report` prints, per DIR, how many kernels generic analysis accepted, rejected (with
-//! the first diagnostic) and panicked on. `bench` writes a tree of about LINES lines by
+//! the first diagnostic) and panicked on; imports of the file's project (the nearest
+//! ancestor directory without `__init__.py`) are resolved across files. `bench` writes a tree of about LINES lines by
 //! replicating the seed files (every `.py` under the SEED_DIRs that mentions `triton`)
 //! into a temporary directory and times the whole front end over it.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
 use tritonc_diagnostics::FileId;
 use tritonc_sema::generic::{lower_kernel_generic, PartialSpecialization};
-use tritonc_sema::ModuleScope;
+use tritonc_sema::{LoadedModule, ModuleLoader, ModuleScope, Project};
 use tritonc_syntax::{discover, parse_module_on_this_thread, PARSE_STACK_BYTES};
 
 /// What happened to one kernel.
@@ -46,8 +49,87 @@ fn mentions_triton(bytes: &[u8]) -> bool {
     bytes.windows(6).any(|w| w == b"triton")
 }
 
-/// Runs the front end over one file: (path, kernel, outcome) per kernel.
-fn analyse(path: &Path, text: &str) -> Vec<(String, Outcome)> {
+/// The modules under one project root, read and parsed on first use.
+struct TreeLoader {
+    root: PathBuf,
+    cache: Mutex<HashMap<String, Option<Arc<LoadedModule>>>>,
+}
+
+impl ModuleLoader for TreeLoader {
+    fn load(&self, dotted: &str) -> Option<Arc<LoadedModule>> {
+        if let Some(hit) = self.cache.lock().ok()?.get(dotted) {
+            return hit.clone();
+        }
+        let base = dotted.split('.').fold(self.root.clone(), |p, s| p.join(s));
+        let loaded = [
+            (base.with_extension("py"), false),
+            (base.join("__init__.py"), true),
+        ]
+        .into_iter()
+        .find(|(p, _)| p.is_file())
+        .and_then(|(p, is_package)| {
+            let text = std::fs::read_to_string(p).ok()?;
+            // Helpers' files are not shown: one id for all of them.
+            let parsed = parse_module_on_this_thread(FileId(1), &text);
+            Some(Arc::new(LoadedModule {
+                name: dotted.to_string(),
+                is_package,
+                index: discover(&parsed.module),
+            }))
+        });
+        self.cache
+            .lock()
+            .ok()?
+            .insert(dotted.to_string(), loaded.clone());
+        loaded
+    }
+}
+
+/// One [`Project`] per project root.
+#[derive(Default)]
+struct Projects(Mutex<HashMap<PathBuf, Arc<Project>>>);
+
+impl Projects {
+    /// The scope of `path` in its project, or on its own outside any package.
+    fn scope(&self, path: &Path, index: &tritonc_syntax::ModuleIndex) -> ModuleScope {
+        let mut root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        while root.join("__init__.py").is_file() && root.pop() {}
+        let Ok(rel) = path.strip_prefix(&root) else {
+            return ModuleScope::from_index(index);
+        };
+        let mut parts: Vec<String> = rel
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        let last = parts.pop().unwrap_or_default();
+        let stem = last.trim_end_matches(".py");
+        let is_package = stem == "__init__";
+        if !is_package {
+            parts.push(stem.to_string());
+        }
+        if parts.is_empty() {
+            return ModuleScope::from_index(index);
+        }
+        let project = {
+            let Ok(mut map) = self.0.lock() else {
+                return ModuleScope::from_index(index);
+            };
+            map.entry(root.clone())
+                .or_insert_with(|| {
+                    Project::new(TreeLoader {
+                        root,
+                        cache: Mutex::new(HashMap::new()),
+                    })
+                })
+                .clone()
+        };
+        project.root_scope(index, &parts.join("."), is_package)
+    }
+}
+
+/// Runs the front end over one file: (path, kernel, outcome) per kernel; with `projects`,
+/// imports of the file's project are resolved.
+fn analyse(path: &Path, text: &str, projects: Option<&Projects>) -> Vec<(String, Outcome)> {
     let parsed = parse_module_on_this_thread(FileId(0), text);
     if parsed.has_errors() {
         let msg = parsed.diagnostics.first().map(|d| d.message.clone());
@@ -57,7 +139,10 @@ fn analyse(path: &Path, text: &str) -> Vec<(String, Outcome)> {
         )];
     }
     let index = discover(&parsed.module);
-    let scope = ModuleScope::from_index(&index);
+    let scope = match projects {
+        Some(p) => p.scope(path, &index),
+        None => ModuleScope::from_index(&index),
+    };
     let mut out = Vec::new();
     for k in &index.kernels {
         let r = catch_unwind(AssertUnwindSafe(|| {
@@ -67,8 +152,10 @@ fn analyse(path: &Path, text: &str) -> Vec<(String, Outcome)> {
             Ok(Ok(_)) => Outcome::Accepted,
             Ok(Err(ds)) => {
                 let d = &ds[0];
+                // Line 0: the error is in a helper of another file.
                 let line = d
                     .primary_span()
+                    .filter(|s| s.file == FileId(0))
                     .map(|s| text[..(s.start as usize).min(text.len())].lines().count())
                     .unwrap_or(0);
                 Outcome::Rejected(format!("{}:{line} {} {}", k.name, d.code.0, d.message))
@@ -90,6 +177,7 @@ fn pool() -> rayon::ThreadPool {
 fn report(dirs: &[String]) {
     std::panic::set_hook(Box::new(|_| {}));
     let pool = pool();
+    let projects = Projects::default();
     println!("| tree | files | kernels | accepted | rejected | panicked |");
     println!("|---|---|---|---|---|---|");
     let mut details = Vec::new();
@@ -106,7 +194,7 @@ fn report(dirs: &[String]) {
                         return None;
                     }
                     let text = String::from_utf8_lossy(&bytes).into_owned();
-                    Some((p.clone(), analyse(p, &text)))
+                    Some((p.clone(), analyse(p, &text, Some(&projects))))
                 })
                 .collect()
         });
@@ -186,7 +274,7 @@ fn bench(lines: usize, seed_dirs: &[String]) {
                         return (0, 0);
                     }
                     let text = String::from_utf8_lossy(&bytes);
-                    let ks = analyse(p, &text);
+                    let ks = analyse(p, &text, None);
                     let ok = ks
                         .iter()
                         .filter(|(_, o)| matches!(o, Outcome::Accepted))
