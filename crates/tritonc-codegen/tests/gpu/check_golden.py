@@ -121,6 +121,155 @@ def check_tile_downcast(results):
         results.append((f"tile_downcast n={n}", ok))
 
 
+def scan_schedule_f32(values):
+    """tritonc's scan order (tritonc_ttgir::ScanSchedule): one step per axis bit, lowest
+    first; upper blocks prepend the lower block's total. Rows of `values` are scanned
+    along the last axis (a power of two) in float32."""
+    s = values.astype(np.float32).copy()
+    t = s.copy()
+    n = s.shape[-1]
+    q = np.arange(n)
+    size = 1
+    while size < n:
+        lower = q & ~size
+        upper = q | size
+        new_t = (t[..., lower] + t[..., upper]).astype(np.float32)
+        is_upper = (q & size) != 0
+        s[..., is_upper] = (t[..., lower[is_upper]] + s[..., is_upper]).astype(np.float32)
+        t = new_t
+        size *= 2
+    return s
+
+
+def check_example_cross_entropy(results):
+    """cross_entropy_fwd_kernel(logits *fp32, labels *i64, loss *fp32, lse *fp32,
+    row_stride i32:16, n_vocab i32, ignore_index i32), BLOCK_V 1024, 128 threads, one
+    program per row; a loop over the vocabulary carries the running max and sum."""
+    kernel = cp.RawModule(path=str(GOLDEN / "example_cross_entropy.ptx")).get_function("cross_entropy_fwd_kernel")
+    for rows, n_vocab in ((3, 1000), (5, 3000), (2, 4096), (4, 17)):
+        stride = (n_vocab + 15) // 16 * 16 + 16
+        rng = np.random.default_rng(n_vocab)
+        x = (rng.standard_normal((rows, stride)) * 3).astype(np.float32)
+        labels = rng.integers(0, n_vocab, rows).astype(np.int64)
+        labels[0] = -100
+        loss = cp.full(rows, 9.0, dtype=cp.float32)
+        lse = cp.full(rows, 9.0, dtype=cp.float32)
+        kernel((rows,), (128,), (cp.asarray(x), cp.asarray(labels), loss, lse, np.int32(stride), np.int32(n_vocab), np.int32(-100)))
+        cp.cuda.runtime.deviceSynchronize()
+        xf = x[:, :n_vocab].astype(np.float64)
+        m = xf.max(axis=1)
+        ref_lse = m + np.log(np.exp(xf - m[:, None]).sum(axis=1))
+        ref_loss = np.where(labels == -100, 0.0, ref_lse - xf[np.arange(rows), np.clip(labels, 0, None)])
+        got_lse, got_loss = cp.asnumpy(lse), cp.asnumpy(loss)
+        err = max(float(np.abs(got_lse - ref_lse).max()), float(np.abs(got_loss - ref_loss).max()))
+        ok = np.allclose(got_lse, ref_lse, rtol=1e-5, atol=1e-4) and np.allclose(got_loss, ref_loss, rtol=1e-5, atol=1e-4)
+        results.append((f"example_cross_entropy rows={rows} n_vocab={n_vocab} (max abs err {err:.2e})", ok))
+
+
+def check_example_layer_norm_bwd_dwdb(results):
+    """layer_norm_bwd_dwdb_kernel(dw_partial *fp32, db_partial *fp32, dw *fp16, db *fp16,
+    n_partial i32, n_cols i32:16), BLOCK_M 32, BLOCK_N 64, 128 threads; a loop carries two
+    [32, 64] accumulators, then column sums."""
+    kernel = cp.RawModule(path=str(GOLDEN / "example_layer_norm_bwd_dwdb.ptx")).get_function("layer_norm_bwd_dwdb_kernel")
+    for n_partial, n_cols in ((1, 64), (37, 80), (100, 1008)):
+        rng = np.random.default_rng(n_partial * n_cols)
+        dwp = rng.standard_normal((n_partial, n_cols)).astype(np.float32)
+        dbp = rng.standard_normal((n_partial, n_cols)).astype(np.float32)
+        dw = cp.full(n_cols + 8, 5.0, dtype=cp.float16)
+        db = cp.full(n_cols + 8, 5.0, dtype=cp.float16)
+        kernel(((n_cols + 63) // 64,), (128,), (cp.asarray(dwp), cp.asarray(dbp), dw, db, np.int32(n_partial), np.int32(n_cols)))
+        cp.cuda.runtime.deviceSynchronize()
+        ref_dw = dwp.astype(np.float64).sum(axis=0)
+        ref_db = dbp.astype(np.float64).sum(axis=0)
+        got_dw, got_db = cp.asnumpy(dw).astype(np.float64), cp.asnumpy(db).astype(np.float64)
+        ok = np.allclose(got_dw[:n_cols], ref_dw, rtol=2e-3, atol=2e-3) and np.allclose(got_db[:n_cols], ref_db, rtol=2e-3, atol=2e-3)
+        ok = ok and bool((got_dw[n_cols:] == 5.0).all() and (got_db[n_cols:] == 5.0).all())
+        results.append((f"example_layer_norm_bwd_dwdb n_partial={n_partial} n_cols={n_cols}", ok))
+
+
+def check_example_cumsum(results):
+    """cumsum_kernel(x, out, x_row_stride, out_row_stride, n_rows, n_cols), 128 threads.
+    i32 -> i64 (BLOCK_M 8, BLOCK_N 512, strides :16) must be exact; fp16 -> fp32 (BLOCK_M 2,
+    BLOCK_N 2048) must equal tritonc's documented scan order bit for bit."""
+    k32 = cp.RawModule(path=str(GOLDEN / "example_cumsum_i32.ptx")).get_function("cumsum_kernel")
+    for n_rows, n_cols in ((1, 1), (13, 300), (100, 512)):
+        rng = np.random.default_rng(n_rows + n_cols)
+        x = rng.integers(-1000, 1000, (n_rows, 512)).astype(np.int32)
+        out = cp.full((n_rows, 512), -7, dtype=cp.int64)
+        k32(((n_rows + 7) // 8,), (128,), (cp.asarray(x), out, np.int32(512), np.int32(512), np.int32(n_rows), np.int32(n_cols)))
+        cp.cuda.runtime.deviceSynchronize()
+        got = cp.asnumpy(out)
+        ok = bool((got[:, :n_cols] == np.cumsum(x[:, :n_cols].astype(np.int64), axis=1)).all())
+        ok = ok and bool((got[:, n_cols:] == -7).all())
+        results.append((f"example_cumsum_i32 n_rows={n_rows} n_cols={n_cols}", ok))
+    k16 = cp.RawModule(path=str(GOLDEN / "example_cumsum_fp16.ptx")).get_function("cumsum_kernel")
+    for n_rows, n_cols, stride in ((1, 2048, 2048), (7, 1500, 1503), (4, 3, 5)):
+        rng = np.random.default_rng(n_rows * n_cols)
+        x = rng.standard_normal((n_rows, stride)).astype(np.float16)
+        out = cp.full((n_rows, stride), -7.0, dtype=cp.float32)
+        k16(((n_rows + 1) // 2,), (128,), (cp.asarray(x), out, np.int32(stride), np.int32(stride), np.int32(n_rows), np.int32(n_cols)))
+        cp.cuda.runtime.deviceSynchronize()
+        got = cp.asnumpy(out)
+        padded = np.zeros((n_rows, 2048), dtype=np.float32)
+        padded[:, :n_cols] = x[:, :n_cols].astype(np.float32)
+        expected = scan_schedule_f32(padded)[:, :n_cols]
+        exact = bool((got[:, :n_cols] == expected).all())
+        close = np.allclose(got[:, :n_cols], np.cumsum(x[:, :n_cols].astype(np.float64), axis=1), rtol=1e-4, atol=1e-3)
+        ok = exact and close and bool((got[:, n_cols:] == -7.0).all())
+        results.append((f"example_cumsum_fp16 n_rows={n_rows} n_cols={n_cols} (bit-exact schedule: {exact})", ok))
+
+
+def check_example_matmul(results):
+    """matmul_kernel(a, b, c, M, N, K, stride_am, stride_bk, stride_cm) with the unit
+    strides specialized away; 64x64x32 tiles, GROUP_M 8, leaky_relu, 128 threads. The FMA
+    dot accumulates k = 0..K-1 in order with one fma each; fp16 products are exact in
+    fp32, so float32 `acc += a_k * b_k` reproduces it bit for bit."""
+    kernel = cp.RawModule(path=str(GOLDEN / "example_matmul_leaky_relu.ptx")).get_function("matmul_kernel")
+    for m, n, k in ((64, 64, 32), (100, 130, 70), (256, 192, 96)):
+        rng = np.random.default_rng(m * n * k)
+        a = rng.standard_normal((m, k)).astype(np.float16)
+        b = rng.standard_normal((k, n)).astype(np.float16)
+        c = cp.full((m, n), 3.0, dtype=cp.float16)
+        grid = ((m + 63) // 64 * ((n + 63) // 64),)
+        kernel(grid, (128,), (cp.asarray(a), cp.asarray(b), c, np.int32(m), np.int32(n), np.int32(k), np.int32(k), np.int32(n), np.int32(n)))
+        cp.cuda.runtime.deviceSynchronize()
+        acc = np.zeros((m, n), dtype=np.float32)
+        af, bf = a.astype(np.float32), b.astype(np.float32)
+        for kk in range(k):
+            acc = (acc + np.outer(af[:, kk], bf[kk, :]).astype(np.float32)).astype(np.float32)
+        act = np.where(acc >= 0, acc, acc * np.float32(0.01)).astype(np.float16)
+        got = cp.asnumpy(c)
+        exact = bool((got == act).all())
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        ref = np.where(ref >= 0, ref, ref * 0.01)
+        err = float(np.abs(got.astype(np.float64) - ref).max())
+        ok = exact and np.allclose(got.astype(np.float64), ref, rtol=1e-2, atol=1e-2)
+        results.append((f"example_matmul_leaky_relu {m}x{n}x{k} (bit-exact: {exact}, max abs err {err:.2e})", ok))
+
+
+def check_example_flash_attention(results):
+    """attention_fwd_kernel(q, k, v, o, sm_scale, stride_b, stride_h, stride_s, n_heads,
+    seq_len:16), HEAD_DIM 64, BLOCK_M 128, BLOCK_N 64, non-causal, 256 threads."""
+    kernel = cp.RawModule(path=str(GOLDEN / "example_flash_attention.ptx")).get_function("attention_fwd_kernel")
+    for batch, heads, seq in ((1, 1, 64), (1, 2, 192), (2, 2, 256)):
+        rng = np.random.default_rng(seq * heads)
+        q, k, v = (rng.standard_normal((batch, heads, seq, 64)).astype(np.float16) for _ in range(3))
+        o = cp.full((batch, heads, seq, 64), 9.0, dtype=cp.float16)
+        scale = np.float32(64 ** -0.5)
+        grid = ((seq + 127) // 128, batch * heads)
+        kernel(grid, (256,), (cp.asarray(q), cp.asarray(k), cp.asarray(v), o, scale,
+                              np.int32(heads * seq * 64), np.int32(seq * 64), np.int32(64), np.int32(heads), np.int32(seq)))
+        cp.cuda.runtime.deviceSynchronize()
+        qf, kf, vf = (t.astype(np.float64) for t in (q, k, v))
+        s = qf @ kf.transpose(0, 1, 3, 2) * float(scale)
+        p = np.exp(s - s.max(axis=-1, keepdims=True))
+        ref = (p / p.sum(axis=-1, keepdims=True)) @ vf
+        got = cp.asnumpy(o).astype(np.float64)
+        err = float(np.abs(got - ref).max())
+        ok = np.allclose(got, ref, rtol=2e-2, atol=2e-2)
+        results.append((f"example_flash_attention b={batch} h={heads} s={seq} (max abs err {err:.2e})", ok))
+
+
 def main():
     results = []
     check_vector_add(results)
@@ -129,6 +278,11 @@ def main():
     check_tile_softmax(results)
     check_tile_reduce_2d(results)
     check_tile_downcast(results)
+    check_example_cross_entropy(results)
+    check_example_layer_norm_bwd_dwdb(results)
+    check_example_cumsum(results)
+    check_example_matmul(results)
+    check_example_flash_attention(results)
     for name, ok in results:
         print(("ok    " if ok else "FAIL  ") + name)
     failed = sum(1 for _, ok in results if not ok)
