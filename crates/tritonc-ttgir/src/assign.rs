@@ -255,7 +255,17 @@ impl Assigner<'_> {
                 self.forward_control(op);
                 continue;
             }
-            let first_operand_layout = data.operands().iter().find_map(|&v| self.get(v));
+            // Splats and constants are free in any layout: follow a real operand.
+            let is_free = |v: Value| {
+                func.defining_op(v)
+                    .is_some_and(|d| matches!(func.kind(d), OpKind::Splat | OpKind::Constant(_)))
+            };
+            let first_operand_layout = data
+                .operands()
+                .iter()
+                .filter(|&&v| !is_free(v))
+                .find_map(|&v| self.get(v))
+                .or_else(|| data.operands().iter().find_map(|&v| self.get(v)));
             for &r in data.results() {
                 if self.get(r).is_some() {
                     continue;

@@ -516,6 +516,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::Reduce { .. } => self.lower_reduce(op),
             OpKind::Scan { .. } => self.lower_scan(op),
             OpKind::Dot { .. } => self.lower_dot(op),
+            OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => self.lower_atomic(op),
             OpKind::Trans { .. }
             | OpKind::Reshape { .. }
             | OpKind::Join

@@ -28,13 +28,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     }
 
     fn access_shape(&self, op: OpId, bits: u32) -> Result<u32, LowerError> {
-        let vec = self.layouts.access(op).map_or(1, |p| p.vector_width);
-        if bits < 8 {
-            return Err(
-                self.error("i1 memory accesses are not supported by the NVIDIA back end yet")
-            );
-        }
-        Ok(vec)
+        let _ = bits;
+        Ok(self.layouts.access(op).map_or(1, |p| p.vector_width))
     }
 
     pub(super) fn lower_load(&mut self, op: OpId) -> Result<(), LowerError> {
@@ -42,7 +37,13 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let ptr_v = data.operands()[0];
         let n_operands = data.operands().len();
         let r = data.results()[0];
-        let dtype = self.pointee(ptr_v)?;
+        let pointee = self.pointee(ptr_v)?;
+        // `i1` lives in memory as one byte per element, as in Triton.
+        let dtype = if pointee == DType::I1 {
+            DType::I8
+        } else {
+            pointee
+        };
         let bits = dtype.bitwidth().unwrap_or(0);
         let vec = self.access_shape(op, bits)? as usize;
         let ptrs = self.operand(op, 0)?;
@@ -52,7 +53,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             None
         };
         let other = if n_operands > 2 {
-            Some(self.operand(op, 2)?)
+            let o = self.operand(op, 2)?;
+            Some(if pointee == DType::I1 {
+                self.bytes_of_bools(o)?
+            } else {
+                o
+            })
         } else {
             None
         };
@@ -64,6 +70,21 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             let pred = mask.as_ref().map(|m| m.reg(g));
             let values = self.load_vector(ptrs.reg(g), pred, others, dtype, vec)?;
             regs.extend(values);
+        }
+        if pointee == DType::I1 {
+            let b = self.b;
+            let zero = self.mlir(b.value(
+                "arith.constant",
+                &[],
+                IntegerType::new(b.context(), 8).into(),
+                &[(
+                    "value",
+                    IntegerAttribute::new(IntegerType::new(b.context(), 8).into(), 0).into(),
+                )],
+            ))?;
+            for r in regs.iter_mut() {
+                *r = self.mlir(b.cmpi(IntPredicate::Ne, *r, zero))?;
+            }
         }
         let lowered = if ptrs.scalar {
             Lowered::scalar(regs[0])
@@ -78,11 +99,21 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let data = self.func.op(op);
         let ptr_v = data.operands()[0];
         let n_operands = data.operands().len();
-        let dtype = self.pointee(ptr_v)?;
+        let pointee = self.pointee(ptr_v)?;
+        let dtype = if pointee == DType::I1 {
+            DType::I8
+        } else {
+            pointee
+        };
         let bits = dtype.bitwidth().unwrap_or(0);
         let vec = self.access_shape(op, bits)? as usize;
         let ptrs = self.operand(op, 0)?;
         let values = self.operand(op, 1)?;
+        let values = if pointee == DType::I1 {
+            self.bytes_of_bools(values)?
+        } else {
+            values
+        };
         let mask = if n_operands > 2 {
             Some(self.operand(op, 2)?)
         } else {
@@ -100,11 +131,24 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         Ok(())
     }
 
+    /// `i1` registers widened to the byte they are stored as (0 or 1).
+    fn bytes_of_bools(&self, l: Lowered<'c, 'a>) -> Result<Lowered<'c, 'a>, LowerError> {
+        let i8t: Type = IntegerType::new(self.b.context(), 8).into();
+        let mut regs = Vec::with_capacity(l.regs.len());
+        for &r in &l.regs {
+            regs.push(self.mlir(self.b.value("arith.extui", &[r], i8t, &[]))?);
+        }
+        Ok(Lowered {
+            regs,
+            scalar: l.scalar,
+        })
+    }
+
     /// The predicate "this thread owns the elements it stores": threads holding replicas
     /// (lane or warp bits whose layout basis is zero) and, for a scalar store, every
     /// thread but thread 0 stay quiet, as in Triton. `None` when every thread owns its
     /// elements.
-    fn owner_predicate(
+    pub(super) fn owner_predicate(
         &mut self,
         op: OpId,
         ptr: tritonc_ir::Value,
@@ -222,9 +266,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     fn word_bits(&self, bits: u32, vec: usize) -> Result<(u32, usize), LowerError> {
         let total = bits * vec as u32;
         let word = if bits >= 32 { bits } else { total.min(32) };
-        if word < 16 {
-            return Err(self.error("masked accesses narrower than 16 bits are not supported yet"));
-        }
         Ok((word, (total / word) as usize))
     }
 
@@ -304,11 +345,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let (word_bits, nwords) = self.word_bits(bits, vec)?;
         let per_word = vec / nwords;
         let word: Type = IntegerType::new(ctx, word_bits).into();
-        let letter = match word_bits {
-            16 => "h",
-            32 => "r",
-            _ => "l",
-        };
+        let letter = constraint_letter(word_bits);
         let mut initial = Vec::new();
         for w in 0..nwords {
             initial.push(match &others {
@@ -322,7 +359,11 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let outs: Vec<String> = (0..nwords).map(|i| format!("${i}")).collect();
         let mut asm = String::new();
         for i in 0..nwords {
-            asm.push_str(&format!("mov.b{word_bits} ${i}, ${};\n\t", nwords + 2 + i));
+            asm.push_str(&format!(
+                "mov.b{} ${i}, ${};\n\t",
+                word_bits.max(16),
+                nwords + 2 + i
+            ));
         }
         let width = if nwords > 1 {
             format!(".v{nwords}")
@@ -395,11 +436,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         };
         let (word_bits, nwords) = self.word_bits(bits, vec)?;
         let per_word = vec / nwords;
-        let letter = match word_bits {
-            16 => "h",
-            32 => "r",
-            _ => "l",
-        };
+        let letter = constraint_letter(word_bits);
         let mut operands = vec![addr, pred];
         for w in 0..nwords {
             operands.push(self.pack(
@@ -538,6 +575,16 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         }
         self.shared_in_use = true;
         Ok(out)
+    }
+}
+
+/// The inline-asm register constraint of an integer word: `c` (8-bit), `h`, `r`, `l`.
+pub(super) fn constraint_letter(bits: u32) -> &'static str {
+    match bits {
+        8 => "c",
+        16 => "h",
+        32 => "r",
+        _ => "l",
     }
 }
 

@@ -24,10 +24,30 @@ fn try_compile_example(
 ) -> Result<CompiledKernel, String> {
     let path = workspace_root().join("examples").join(file);
     let src = std::fs::read_to_string(&path).expect("the example is readable");
+    compile_source(
+        &format!("examples/{file}"),
+        &src,
+        kernel,
+        sig,
+        num_warps,
+        sm,
+    )
+}
+
+/// Compiles `kernel` of the Python source `src` (named `name`) with signature `sig`.
+pub fn compile_source(
+    name: &str,
+    src: &str,
+    kernel: &str,
+    sig: &str,
+    num_warps: u32,
+    sm: u32,
+) -> Result<CompiledKernel, String> {
+    let file = name;
     let mut sources = SourceMap::new();
-    let file_id = sources.add(format!("examples/{file}"), src.clone());
+    let file_id = sources.add(name.to_string(), src.to_string());
     assert_eq!(file_id, FileId(0));
-    let parsed = tritonc_syntax::parse_module(file_id, &src);
+    let parsed = tritonc_syntax::parse_module(file_id, src);
     assert!(!parsed.has_errors(), "{file} parses");
     let scope = tritonc_sema::ModuleScope::from_module(&parsed.module);
     let def = scope
@@ -300,4 +320,86 @@ fn loops_scans_and_dots_lower_to_the_expected_instructions() {
         );
         assert!(!k.ptx.contains(".extern .func"), "libdevice is linked");
     }
+}
+
+/// Test kernels of `tests/kernels/memory_ops.py`: (golden stem, kernel, signature, warps).
+fn test_kernels() -> Vec<(&'static str, &'static str, &'static str, u32)> {
+    vec![
+        (
+            "ops_histogram",
+            "histogram_kernel",
+            "*i32:16, *i32:16, *i32:16, i32, 1024",
+            4,
+        ),
+        (
+            "ops_flags",
+            "flags_kernel",
+            "*i1:16, *i8:16, *i1:16, *i8:16, i32, 256",
+            4,
+        ),
+        (
+            "ops_shapes",
+            "shapes_kernel",
+            "*fp32:16, *fp32:16, *fp32:16, 16, 32",
+            4,
+        ),
+        (
+            "ops_scans",
+            "scans_kernel",
+            "*fp32:16, *fp32:16, *fp32:16, 1024",
+            4,
+        ),
+    ]
+}
+
+fn compile_test_kernel(kernel: &str, sig: &str, warps: u32, sm: u32) -> CompiledKernel {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/memory_ops.py");
+    let src = std::fs::read_to_string(path).expect("the test kernels are readable");
+    compile_source("memory_ops.py", &src, kernel, sig, warps, sm)
+        .unwrap_or_else(|e| panic!("{kernel} compiles: {e}"))
+}
+
+#[test]
+fn atomics_bools_bytes_shapes_and_scans_assemble() {
+    let ptxas = Ptxas::locate(&workspace_root());
+    let update = std::env::var_os("TRITONC_UPDATE_GOLDEN").is_some();
+    for (stem, kernel, sig, warps) in test_kernels() {
+        for sm in [80, 90] {
+            let k = compile_test_kernel(kernel, sig, warps, sm);
+            if let Some(p) = &ptxas {
+                p.check(&k.ptx, &format!("sm_{sm}"))
+                    .unwrap_or_else(|e| panic!("{kernel} sm_{sm}: {e}"));
+            }
+            if sm != 90 {
+                continue;
+            }
+            let path = crate::reference_kernels::golden_path(&format!("{stem}.ptx"));
+            if update {
+                std::fs::write(&path, &k.ptx).expect("golden written");
+            } else {
+                let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+                    panic!(
+                        "{} missing; run with TRITONC_UPDATE_GOLDEN=1",
+                        path.display()
+                    )
+                });
+                assert_eq!(
+                    golden, k.ptx,
+                    "{stem} PTX changed; rerun with TRITONC_UPDATE_GOLDEN=1"
+                );
+            }
+        }
+    }
+    let k = compile_test_kernel("histogram_kernel", test_kernels()[0].2, 4, 90);
+    assert!(
+        k.ptx.contains("atom.global.acq_rel.gpu.add.u32"),
+        "{}",
+        k.ptx
+    );
+    let k = compile_test_kernel("flags_kernel", test_kernels()[1].2, 4, 90);
+    assert!(
+        k.ptx.contains("ld.global") && k.ptx.contains(".b8"),
+        "{}",
+        k.ptx
+    );
 }

@@ -270,6 +270,73 @@ def check_example_flash_attention(results):
         results.append((f"example_flash_attention b={batch} h={heads} s={seq} (max abs err {err:.2e})", ok))
 
 
+def schedule_scan_generic(values, combine, reverse):
+    """tritonc's scan order on a Python list (see scan_schedule_f32)."""
+    n = len(values)
+    real = (lambda q: q ^ (n - 1)) if reverse else (lambda q: q)
+    s = [values[real(q)] for q in range(n)]
+    t = list(s)
+    size = 1
+    while size < n:
+        new_t = [combine(t[q & ~size], t[q | size]) for q in range(n)]
+        s = [combine(t[q & ~size], s[q]) if q & size else s[q] for q in range(n)]
+        t = new_t
+        size *= 2
+    out = [None] * n
+    for q in range(n):
+        out[real(q)] = s[q]
+    return out
+
+
+def check_test_kernels(results):
+    """tests/kernels/memory_ops.py: atomics, i1/i8 memory, trans/join, reverse and custom
+    scans (4 warps, 128 threads)."""
+    hist = cp.RawModule(path=str(GOLDEN / "ops_histogram.ptx")).get_function("histogram_kernel")
+    for n in (1, 1000, 5000):
+        rng = np.random.default_rng(n)
+        x = rng.integers(0, 1 << 20, n).astype(np.int32)
+        h = cp.zeros(16, dtype=cp.int32)
+        count = cp.zeros(1, dtype=cp.int32)
+        hist(((n + 1023) // 1024,), (128,), (cp.asarray(x), h, count, np.int32(n)))
+        cp.cuda.runtime.deviceSynchronize()
+        ok = bool((cp.asnumpy(h) == np.bincount(x & 15, minlength=16)).all()) and int(count[0]) == n
+        results.append((f"ops_histogram n={n}", ok))
+    flags = cp.RawModule(path=str(GOLDEN / "ops_flags.ptx")).get_function("flags_kernel")
+    for n in (1, 255, 1000):
+        rng = np.random.default_rng(n)
+        f = rng.integers(0, 2, n + 8).astype(np.bool_)
+        b = rng.integers(-128, 127, n + 8).astype(np.int8)
+        of = cp.full(n + 8, 7, dtype=cp.int8)
+        ob = cp.full(n + 8, 7, dtype=cp.int8)
+        flags(((n + 255) // 256,), (128,), (cp.asarray(f.view(np.int8)), cp.asarray(b), of, ob, np.int32(n)))
+        cp.cuda.runtime.deviceSynchronize()
+        got_f, got_b = cp.asnumpy(of), cp.asnumpy(ob)
+        ok = bool((got_f[:n] == (~f[:n]).astype(np.int8)).all())
+        ok = ok and bool((got_b[:n] == np.where(f[:n], (b[:n].astype(np.int16) + 1).astype(np.int8), b[:n])).all())
+        ok = ok and bool((got_f[n:] == 7).all() and (got_b[n:] == 7).all())
+        results.append((f"ops_flags n={n}", ok))
+    shapes = cp.RawModule(path=str(GOLDEN / "ops_shapes.ptx")).get_function("shapes_kernel")
+    x = np.random.default_rng(3).standard_normal((16, 32)).astype(np.float32)
+    t = cp.zeros((32, 16), dtype=cp.float32)
+    j = cp.zeros((16, 32, 2), dtype=cp.float32)
+    shapes((1,), (128,), (cp.asarray(x), t, j))
+    cp.cuda.runtime.deviceSynchronize()
+    ok = bool((cp.asnumpy(t) == x.T).all()) and bool((cp.asnumpy(j) == np.stack([x, x * 2], axis=-1)).all())
+    results.append(("ops_shapes trans and join", ok))
+    scans = cp.RawModule(path=str(GOLDEN / "ops_scans.ptx")).get_function("scans_kernel")
+    x = np.random.default_rng(4).standard_normal(1024).astype(np.float32)
+    rev = cp.zeros(1024, dtype=cp.float32)
+    last = cp.zeros(1024, dtype=cp.float32)
+    scans((1,), (128,), (cp.asarray(x), rev, last))
+    cp.cuda.runtime.deviceSynchronize()
+    add32 = lambda a, b: np.float32(np.float32(a) + np.float32(b))
+    expected_rev = np.array(schedule_scan_generic(list(x), add32, True), dtype=np.float32)
+    exact = bool((cp.asnumpy(rev) == expected_rev).all())
+    close = np.allclose(cp.asnumpy(rev), np.cumsum(x[::-1].astype(np.float64))[::-1], rtol=1e-4, atol=1e-3)
+    results.append((f"ops_scans reverse cumsum (bit-exact schedule: {exact})", exact and close))
+    results.append(("ops_scans associative_scan keeping the right operand", bool((cp.asnumpy(last) == x).all())))
+
+
 def main():
     results = []
     check_vector_add(results)
@@ -283,6 +350,7 @@ def main():
     check_example_cumsum(results)
     check_example_matmul(results)
     check_example_flash_attention(results)
+    check_test_kernels(results)
     for name, ok in results:
         print(("ok    " if ok else "FAIL  ") + name)
     failed = sum(1 for _, ok in results if not ok)

@@ -1,0 +1,54 @@
+"""Kernels for the back end's tests: atomics, i1 and i8 memory, shape ops, a scan with
+a custom combiner and a reversed scan."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def histogram_kernel(x_ptr, hist_ptr, count_ptr, n, BLOCK: tl.constexpr):
+    """hist[x & 15] += 1 for every element; count += the program's element count."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(hist_ptr + (x & 15), 1, mask=mask)
+    total = tl.sum(mask.to(tl.int32), axis=0)
+    tl.atomic_add(count_ptr, total)
+
+
+@triton.jit
+def flags_kernel(flag_ptr, byte_ptr, out_flag_ptr, out_byte_ptr, n, BLOCK: tl.constexpr):
+    """out_flag = !flag; out_byte = byte + 1 where flag, else byte (masked i1/i8)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    f = tl.load(flag_ptr + offs, mask=mask, other=False)
+    b = tl.load(byte_ptr + offs, mask=mask, other=0)
+    tl.store(out_flag_ptr + offs, f == 0, mask=mask)
+    tl.store(out_byte_ptr + offs, tl.where(f, b + 1, b), mask=mask)
+
+
+@triton.jit
+def shapes_kernel(x_ptr, t_ptr, j_ptr, M: tl.constexpr, N: tl.constexpr):
+    """t = x.T ([N, M]); j = join(x, x * 2) ([M, N, 2])."""
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    t = tl.trans(x)
+    tl.store(t_ptr + rn[:, None] * M + rm[None, :], t)
+    j = tl.join(x, x * 2)
+    r2 = tl.arange(0, 2)
+    tl.store(j_ptr + rm[:, None, None] * (2 * N) + rn[None, :, None] * 2 + r2[None, None, :], j)
+
+
+@triton.jit
+def _last(a, b):
+    return b
+
+
+@triton.jit
+def scans_kernel(x_ptr, rev_ptr, last_ptr, N: tl.constexpr):
+    """rev = reverse cumsum of x; last = associative_scan keeping the right operand."""
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(rev_ptr + offs, tl.cumsum(x, axis=0, reverse=True))
+    tl.store(last_ptr + offs, tl.associative_scan(x, 0, _last))
