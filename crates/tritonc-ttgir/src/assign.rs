@@ -374,7 +374,58 @@ impl Assigner<'_> {
 }
 
 /// Assigns layouts to the block values of `func` for `num_warps` warps.
+///
+/// Loop-carried blocks whose init is a splat or a constant (`tl.zeros`, `tl.full`) take
+/// the layout of the value the loop yields for them: a first assignment finds those
+/// layouts, a second one starts from them, so the loop carries the body's layout and
+/// only the (free) init is rebuilt in it, instead of converting every iteration.
 pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignment, TtgirError> {
+    let first = assign_with(func, num_warps, &HashMap::new())?;
+    let presets = carried_presets(func, &first);
+    if presets.is_empty() {
+        return Ok(first);
+    }
+    assign_with(func, num_warps, &presets)
+}
+
+/// Layouts for carried values of `scf.for` whose init is free to rebuild: the layout of
+/// the yielded value, where it differs.
+fn carried_presets(func: &Function, a: &LayoutAssignment) -> HashMap<Value, Layout> {
+    let mut presets = HashMap::new();
+    for op in code_ops(func) {
+        if !matches!(func.kind(op), OpKind::For) {
+            continue;
+        }
+        let Some(body) = func.region_entry(op, 0) else {
+            continue;
+        };
+        let Some(&term) = func.block(body).ops().last() else {
+            continue;
+        };
+        let operands = func.op(op).operands();
+        for (i, &y) in func.op(term).operands().iter().enumerate() {
+            let (Some(&init), Some(target)) = (operands.get(3 + i), carried_target(func, term, i))
+            else {
+                continue;
+            };
+            let free = func
+                .defining_op(init)
+                .is_some_and(|d| matches!(func.kind(d), OpKind::Splat | OpKind::Constant(_)));
+            if let (true, Some(yl), Some(tl)) = (free, a.layout(y), a.layout(target)) {
+                if yl != tl {
+                    presets.insert(target, yl.clone());
+                }
+            }
+        }
+    }
+    presets
+}
+
+fn assign_with(
+    func: &Function,
+    num_warps: u32,
+    presets: &HashMap<Value, Layout>,
+) -> Result<LayoutAssignment, TtgirError> {
     if num_warps == 0 || !num_warps.is_power_of_two() || num_warps > 32 {
         return Err(TtgirError {
             message: format!("num_warps must be a power of two from 1 to 32, not {num_warps}"),
@@ -428,6 +479,9 @@ pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignmen
         layouts: vec![None; func.num_values()],
     };
     let mut accesses = HashMap::new();
+    for (&v, l) in presets {
+        st.set(v, l.clone());
+    }
 
     // 1. Anchors: loads, stores and dots.
     for &op in &ops {

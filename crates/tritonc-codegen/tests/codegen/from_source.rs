@@ -78,6 +78,13 @@ pub fn compile_source(
         num_warps,
         ..CompileOptions::default()
     };
+    if let Some(dir) = std::env::var_os("TRITONC_DUMP_TTGIR") {
+        if let Ok(a) = tritonc_ttgir::assign_layouts(func, num_warps) {
+            let text = tritonc_ttgir::print_ttgir(func, &a);
+            let path = std::path::Path::new(&dir).join(format!("{kernel}.{num_warps}.ttgir"));
+            std::fs::write(path, text).expect("the dump directory is writable");
+        }
+    }
     compile_to_ptx(func, &sources, &NvptxTarget::new(sm), &options).map_err(|e| e.to_string())
 }
 
