@@ -4,7 +4,10 @@
 //!
 //! - [`specialize`]: the lint specialization — a launch signature built from annotations,
 //!   defaults, autotune configs and heuristics, with placeholders recorded in
-//!   [`specialize::Assumptions`]. The seam where a generic mode of sema will plug in.
+//!   [`specialize::Assumptions`].
+//! - [`generic`]: the fallback for kernels the placeholders do not lower: sema's generic
+//!   mode with the placeholder runtime types and symbolic constexprs (block sizes, flags),
+//!   so a guessed `BLOCK = 64` that a `tl.static_assert` refuses no longer stops analysis.
 //! - [`analysis`]: forward dataflow analyses over the tile IR (masked-lane values, value
 //!   signs, block structure of offsets and masks, dtype provenance, int32 products).
 //! - [`rules`]: one file per rule (`TRI101` …), each with its documentation.
@@ -20,6 +23,7 @@
 pub mod analysis;
 pub mod context;
 pub mod fix;
+pub mod generic;
 pub mod output;
 pub mod registry;
 pub mod rules;
@@ -42,7 +46,7 @@ pub use registry::{Rule, REGISTRY, RULES};
 pub use settings::Settings;
 
 use context::{AnalysedKernel, KernelContext};
-use specialize::{lint_specializations, ConfiguredSignature};
+use specialize::{lint_specializations, ConfiguredSignature, LintSpecialization};
 use suppress::Suppressions;
 
 /// The file id given to configured signature text (its diagnostics become notes).
@@ -122,6 +126,62 @@ pub fn lint_file_in(
     report
 }
 
+/// Runs the IR rules on `kernel` lowered generically (see [`generic`]); returns whether it
+/// lowered. A hard error of generic mode replaces `lowering_error`: it holds whatever the
+/// unknowns are, so it says more than a placeholder's failure.
+fn lint_generically(
+    (file, text): (FileId, &str),
+    scope: &ModuleScope,
+    kernel: &Kernel,
+    placeholders: &LintSpecialization,
+    settings: &Settings,
+    out: &mut Vec<Finding>,
+    lowering_error: &mut Option<Diagnostic>,
+) -> bool {
+    let lowered = catch_unwind(AssertUnwindSafe(|| {
+        generic::generic_variant(scope, kernel, placeholders).map(|v| {
+            let ir = AnalysedKernel::new(v.func, &v.spec);
+            (ir, v.spec, v.assumptions)
+        })
+    }));
+    let (ir, spec, assumptions) = match lowered {
+        Ok(Ok(v)) => v,
+        Ok(Err(d)) => {
+            *lowering_error = Some(d);
+            return false;
+        }
+        Err(_) => return false,
+    };
+    let cx = KernelContext {
+        file,
+        text,
+        kernel,
+        spec: &spec,
+        ir: Some(&ir),
+        settings,
+        module_globals: &scope.globals,
+    };
+    let mut found = Vec::new();
+    // TRI103 judges the values of masked lanes (is `-inf / T` still `-inf`?), which
+    // depend on the signs of constexprs that stay symbolic here: it would guess.
+    for rule in RULES
+        .iter()
+        .filter(|r| r.needs_ir() && r.doc().code.0 != "TRI103")
+    {
+        rule.check(&cx, &mut found);
+    }
+    let note = format!(
+        "`{}` was analysed with its block sizes and flags symbolic: the placeholder values \
+         lint guesses did not lower ({assumptions} fact(s) assumed or undecided)",
+        kernel.name
+    );
+    out.extend(found.into_iter().map(|mut f| {
+        f.diagnostic = f.diagnostic.with_note(note.clone());
+        f
+    }));
+    true
+}
+
 /// A `@jit` function that returns a value is a device helper: it is analysed inlined into
 /// the kernels that call it.
 fn is_helper(kernel: &Kernel) -> bool {
@@ -172,6 +232,7 @@ fn lint_kernel(
             text: t.as_str(),
             file: SIGNATURE_FILE,
         });
+    let has_signature = configured.is_some();
     let (specs, spec_errors) = lint_specializations(kernel, configured);
     let mut out: Vec<Finding> = Vec::new();
     let mut lowering_error: Option<Diagnostic> = None;
@@ -220,6 +281,17 @@ fn lint_kernel(
             }
             rule.check(&cx, &mut out);
         }
+    }
+    if let (false, false, Some(first)) = (analysed, has_signature, specs.first()) {
+        analysed = lint_generically(
+            (file, text),
+            scope,
+            kernel,
+            first,
+            settings,
+            &mut out,
+            &mut lowering_error,
+        );
     }
     // The same finding from two variants is one finding.
     let mut seen = BTreeSet::new();

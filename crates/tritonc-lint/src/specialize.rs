@@ -17,8 +17,9 @@
 //! `args[N] % args[BLOCK] == 0` (`EVEN_N`) are set `False` in every variant: the masked
 //! path is the general one, and the unmasked path is justified by the heuristic itself.
 //!
-//! This is the seam a generic mode of sema (unknown dtypes and constexprs kept symbolic)
-//! will replace: [`lint_specializations`] is the only function that invents facts.
+//! [`lint_specializations`] is the only function that invents facts. When its variants do
+//! not lower, [`crate::generic`] lowers the kernel with sema's generic mode instead
+//! (constexprs symbolic rather than guessed).
 
 use std::collections::{BTreeMap, BTreeSet};
 

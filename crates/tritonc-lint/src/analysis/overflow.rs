@@ -53,11 +53,11 @@ impl Transfer for OverflowAnalysis {
                 let pid_side = ops.iter().any(|o| o.from_pid);
                 // Only a runtime factor (a stride or size argument): a constexpr block
                 // size is bounded by the grid the launcher computes from the tensor.
-                let other_side = data
-                    .operands()
-                    .iter()
-                    .zip(&ops)
-                    .any(|(&v, o)| !o.from_pid && super::constant_of(f, v).is_none());
+                let other_side = data.operands().iter().zip(&ops).any(|(&v, o)| {
+                    !o.from_pid
+                        && super::constant_of(f, v).is_none()
+                        && !crate::generic::is_symbolic_constexpr(f, v)
+                });
                 Int32Product {
                     from_pid: joined.from_pid,
                     product: joined.product.or((pid_side && other_side).then_some(op)),
