@@ -20,8 +20,8 @@ pub use context::codegen_context;
 pub use error::CodegenError;
 pub use libdevice::locate_libdevice;
 pub use lower::{
-    compile_to_ptx, compile_to_ptx_in, AbiParam, CompileError, CompileOptions, CompileStage,
-    CompiledKernel,
+    compile_to_mlir, compile_to_ptx, compile_to_ptx_in, AbiParam, CompileError, CompileOptions,
+    CompileStage, CompiledKernel,
 };
 pub use module::{KernelModule, KernelParam};
 pub use pipeline::{lower_to_ptx, lower_to_ptx_linking, nvptx_pipeline, nvptx_pipeline_linking};

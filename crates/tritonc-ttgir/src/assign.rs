@@ -255,10 +255,13 @@ impl Assigner<'_> {
                 self.forward_control(op);
                 continue;
             }
-            // Splats and constants are free in any layout: follow a real operand.
-            let is_free = |v: Value| {
-                func.defining_op(v)
-                    .is_some_and(|d| matches!(func.kind(d), OpKind::Splat | OpKind::Constant(_)))
+            // Splats and constants are free in any layout, and a loop-carried value
+            // follows what the loop computes: follow another operand where there is one.
+            let is_free = |v: Value| match func.value_def(v) {
+                tritonc_ir::ValueDef::OpResult { op, .. } => {
+                    matches!(func.kind(op), OpKind::Splat | OpKind::Constant(_))
+                }
+                tritonc_ir::ValueDef::BlockArg { .. } => canonical(func, v) == v,
             };
             let first_operand_layout = data
                 .operands()

@@ -118,6 +118,19 @@ impl AxisAnalysis {
                     }
                 }
             }
+            // A loop's induction variable is `lb + k * step`: divisible by what divides
+            // both (Triton's rule), so `iv + arange` stays aligned.
+            if matches!(func.kind(op), OpKind::For) {
+                if let Some(body) = func.region_entry(op, 0) {
+                    if let Some(&iv) = func.block(body).args().first() {
+                        let lb = this.info(func, data.operands()[0]);
+                        let step = this.info(func, data.operands()[2]);
+                        let mut info = AxisInfo::pessimistic(1);
+                        info.divisibility[0] = gcd(lb.divisibility[0], step.divisibility[0]).max(1);
+                        this.infos[iv.index()] = Some(info);
+                    }
+                }
+            }
             for (i, &res) in data.results().iter().enumerate() {
                 let info = this.transfer(func, op, i);
                 this.infos[res.index()] = Some(info);

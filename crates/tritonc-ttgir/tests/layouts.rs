@@ -392,3 +392,59 @@ fn reduction_results_keep_the_slice_of_their_input() {
     }
     insta::assert_snapshot!(print_ttgir(&f, &a));
 }
+
+#[test]
+fn loop_carried_block_takes_the_layout_of_its_yield() {
+    let f = fixtures::loop_sum();
+    let a = assign_layouts(&f, 4).unwrap();
+    let for_op = find_ops(&f, |k| matches!(k, OpKind::For))[0];
+    let load = find_ops(&f, |k| matches!(k, OpKind::Load { .. }))[0];
+    let body = f.region_entry(for_op, 0).unwrap();
+    let carried = f.block(body).args()[1];
+    let result = f.op(for_op).results()[0];
+    // fp32 loads with 16-byte alignment: 4 per thread. The zeros init is rebuilt in that
+    // layout instead of the accumulator being converted every iteration.
+    assert_eq!(a.layout(carried), a.layout(f.op(load).results()[0]));
+    assert_eq!(a.layout(result), a.layout(carried));
+    let yield_op = *f.block(body).ops().last().unwrap();
+    assert!(a.conversion(yield_op, 0).is_none());
+    insta::assert_snapshot!(print_ttgir(&f, &a));
+}
+
+#[test]
+fn scan_schedule_follows_the_layout_bits() {
+    let f = fixtures::cumsum_1d(1024);
+    let a = assign_layouts(&f, 4).unwrap();
+    let scan = find_ops(&f, |k| matches!(k, OpKind::Scan { .. }))[0];
+    let s = a.scan_schedule(&f, scan).unwrap();
+    // [4] x [32] x [4] over 1024 positions: 2 register bits, 5 lane bits, 2 warp bits,
+    // then 1 repetition register bit (1024 = 512 * 2).
+    let units: Vec<ScanUnit> = s.steps.iter().map(|x| x.unit).collect();
+    use ScanUnit::*;
+    assert_eq!(
+        units,
+        [Register, Register, Lane, Lane, Lane, Lane, Lane, Warp, Warp, Register]
+    );
+    assert_eq!(s.steps[9].index_mask, 4);
+    // The order is the layout-free one.
+    assert_eq!(s.tree(777), ScanSchedule::for_length(1024, false).tree(777));
+    insta::assert_snapshot!(print_ttgir(&f, &a));
+}
+
+#[test]
+fn dot_gets_a_register_tile_layout() {
+    let f = fixtures::small_dot();
+    let a = assign_layouts(&f, 4).unwrap();
+    let dot = find_ops(&f, |k| matches!(k, OpKind::Dot { .. }))[0];
+    let r = f.op(dot).results()[0];
+    // 16x16 over 128 threads: 4x4 per thread would need only 16 threads, so lanes
+    // hold replicas; every thread still owns a 4x4 (or smaller) register tile.
+    let Layout::Blocked(l) = a.layout(r).unwrap() else {
+        panic!("a blocked layout")
+    };
+    assert_eq!(l.size_per_thread, [4, 4]);
+    assert_eq!(l.threads_per_warp, [8, 4]);
+    assert_eq!(l.order, [1, 0]);
+    assert_eq!(dot_layout(&[128, 256], 8).warps_per_cta, [2, 4]);
+    insta::assert_snapshot!(print_ttgir(&f, &a));
+}

@@ -217,6 +217,65 @@ pub fn compile_to_ptx_in(
     target: &NvptxTarget,
     options: &CompileOptions,
 ) -> Result<CompiledKernel, CompileError> {
+    let mut built = build_module(context, func, sources, options)?;
+    let mut libraries = Vec::new();
+    if !built.externs.is_empty() {
+        let path = locate_libdevice().ok_or_else(|| CompileError {
+            stage: CompileStage::Mlir,
+            message: format!(
+                "`{}` needs libdevice ({}), which was not found: set TRITONC_LIBDEVICE or \
+                 CUDA_HOME, or run scripts/install-deps.sh",
+                built.externs.join("`, `"),
+                crate::libdevice::LIBDEVICE_FILE
+            ),
+            span: func.loc.known_span(),
+        })?;
+        libraries.push(path);
+    }
+    let ptx =
+        lower_to_ptx_linking(&mut built.kernels, target, &libraries).map_err(|e| CompileError {
+            stage: CompileStage::Mlir,
+            message: e.to_string(),
+            span: None,
+        })?;
+    Ok(CompiledKernel {
+        ptx,
+        name: func.name.clone(),
+        num_warps: options.num_warps,
+        shared_bytes: built.shared_bytes,
+        dynamic_shared: built.dynamic_shared,
+        abi: built.abi,
+    })
+}
+
+/// The per-thread MLIR of one kernel (`--emit mlir`): the `gpu.module` before MLIR's
+/// own pipeline runs, printed without locations.
+pub fn compile_to_mlir(
+    func: &Function,
+    sources: &SourceMap,
+    options: &CompileOptions,
+) -> Result<String, CompileError> {
+    let context = codegen_context();
+    let built = build_module(&context, func, sources, options)?;
+    Ok(built.kernels.module().as_operation().to_string())
+}
+
+/// A kernel built as MLIR, before the NVVM pipeline.
+struct BuiltModule<'c> {
+    kernels: KernelModule<'c>,
+    shared_bytes: u32,
+    dynamic_shared: bool,
+    abi: Vec<AbiParam>,
+    /// libdevice functions the kernel calls (declared in the module).
+    externs: Vec<String>,
+}
+
+fn build_module<'c>(
+    context: &'c melior::Context,
+    func: &Function,
+    sources: &SourceMap,
+    options: &CompileOptions,
+) -> Result<BuiltModule<'c>, CompileError> {
     let layouts = assign_layouts(func, options.num_warps).map_err(|e| CompileError {
         stage: CompileStage::Layouts,
         message: e.message,
@@ -239,7 +298,7 @@ pub fn compile_to_ptx_in(
     }
 
     let fn_loc = mlir_location(context, sources, &func.loc);
-    let mut kernels = KernelModule::new(context, &format!("{}_module", func.name), fn_loc);
+    let kernels = KernelModule::new(context, &format!("{}_module", func.name), fn_loc);
     let threads = options.num_warps * tritonc_ttgir::WARP_SIZE;
     let mut shared_bytes = 0u32;
     let mut externs = Vec::new();
@@ -293,42 +352,21 @@ pub fn compile_to_ptx_in(
             span: None,
         })?;
     }
-    let mut libraries = Vec::new();
-    if !externs.is_empty() {
-        let names: Vec<&str> = externs.iter().map(|(n, _)| n.as_str()).collect();
-        let path = locate_libdevice().ok_or_else(|| CompileError {
-            stage: CompileStage::Mlir,
-            message: format!(
-                "`{}` needs libdevice ({}), which was not found: set TRITONC_LIBDEVICE or \
-                 CUDA_HOME, or run scripts/install-deps.sh",
-                names.join("`, `"),
-                crate::libdevice::LIBDEVICE_FILE
-            ),
-            span: func.loc.known_span(),
-        })?;
-        for (name, (args, result)) in &externs {
-            kernels
-                .declare_function(name, args, *result, fn_loc)
-                .map_err(|e| CompileError {
-                    stage: CompileStage::Lowering,
-                    message: e.to_string(),
-                    span: None,
-                })?;
-        }
-        libraries.push(path);
+    for (name, (args, result)) in &externs {
+        kernels
+            .declare_function(name, args, *result, fn_loc)
+            .map_err(|e| CompileError {
+                stage: CompileStage::Lowering,
+                message: e.to_string(),
+                span: None,
+            })?;
     }
-    let ptx = lower_to_ptx_linking(&mut kernels, target, &libraries).map_err(|e| CompileError {
-        stage: CompileStage::Mlir,
-        message: e.to_string(),
-        span: None,
-    })?;
-    Ok(CompiledKernel {
-        ptx,
-        name: func.name.clone(),
-        num_warps: options.num_warps,
+    Ok(BuiltModule {
+        kernels,
         shared_bytes,
         dynamic_shared,
         abi,
+        externs: externs.into_iter().map(|(n, _)| n).collect(),
     })
 }
 
