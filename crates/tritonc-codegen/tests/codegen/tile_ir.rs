@@ -279,3 +279,38 @@ fn tile_goldens_match() {
         );
     }
 }
+
+#[test]
+fn loop_mlir_carries_each_register() {
+    // 256 fp32 over 128 threads: 2 registers per thread, so the MLIR loop carries two
+    // f32 values; the loads inside are predicated 64-bit vector loads.
+    let options = CompileOptions::default();
+    let mlir = tritonc_codegen::compile_to_mlir(&fixtures::loop_sum(), &sources(), &options)
+        .expect("the loop kernel builds");
+    assert!(mlir.contains("scf.for"), "{mlir}");
+    insta::assert_snapshot!(mlir);
+    let k = compile(&fixtures::loop_sum(), 90, 4);
+    assert!(k.ptx.contains("ld.global.v2.b32"), "{}", k.ptx);
+}
+
+#[test]
+fn small_kernels_with_scans_and_dots_assemble() {
+    let Some(ptxas) = Ptxas::locate(&workspace_root()) else {
+        eprintln!("skipped: no ptxas");
+        return;
+    };
+    for (f, warps) in [
+        (fixtures::cumsum_1d(1024), 4),
+        (fixtures::cumsum_1d(32), 1),
+        (fixtures::cumsum_1d(4096), 8),
+        (fixtures::small_dot(), 4),
+        (fixtures::loop_sum(), 4),
+    ] {
+        for sm in [80, 90] {
+            let k = compile(&f, sm, warps);
+            ptxas
+                .check(&k.ptx, &format!("sm_{sm}"))
+                .unwrap_or_else(|e| panic!("{} sm_{sm}: {e}", f.name));
+        }
+    }
+}
