@@ -201,6 +201,11 @@ pub(crate) fn scope_export(
             scope: Some(scope.clone()),
         })));
     }
+    if scope.plain_functions.iter().any(|f| f == name) {
+        // Host code: opaque (generic analysis goes on; a call is reported).
+        let module = scope.name.as_deref().unwrap_or("");
+        return Ok(Some(Constexpr::module(&format!("{module}.{name}"))));
+    }
     Ok(match scope.resolve_in(name, span, visited)? {
         Some(Constexpr::Function(f)) if f.scope.is_none() => {
             Some(Constexpr::Function(FunctionRef {

@@ -381,6 +381,17 @@ impl LowerCx<'_> {
             SemaValue::Const(Constexpr::Module(path))
                 if !tritonc_syntax::resolve::is_triton_path(&path) =>
             {
+                if self.scope().is_plain_function(&path) {
+                    return Err(Diagnostic::error(
+                        codes::UNSUPPORTED_CONSTRUCT,
+                        format!("`{path}` is not a `@triton.jit` function; kernels cannot call it"),
+                    )
+                    .with_primary(func_span, "called here")
+                    .with_note("it is a plain Python function of this project (host code)")
+                    .with_help(
+                        "decorate it with `@triton.jit`, or call a `@triton.jit` helper instead",
+                    ));
+                }
                 Err(outside_project(&path, func_span))
             }
             other => Err(Diagnostic::error(

@@ -40,6 +40,8 @@ pub struct ModuleScope {
     pub functions: IndexMap<String, Arc<FunctionDef>>,
     /// `@jit(noinline=True)` functions (tritonc inlines them anyway).
     pub noinline: Vec<String>,
+    /// Module-level functions that are not `@jit` (host code, `libentry`-style wrappers).
+    pub plain_functions: Vec<String>,
     /// Module-level names kernels cannot read, for precise errors.
     pub hidden: IndexMap<String, HiddenGlobal>,
     /// The module's imports and aliases.
@@ -95,6 +97,9 @@ impl ModuleScope {
             scope.name = Some(name);
             scope.is_package = is_package;
             scope.project = Some(link);
+        }
+        for f in index.functions.iter().filter(|f| !f.is_jit) {
+            scope.plain_functions.push(f.def.name.name.clone());
         }
         for k in &index.kernels {
             scope.functions.insert(k.name.clone(), k.def.clone());
@@ -268,6 +273,20 @@ impl ModuleScope {
             Ok(PathTarget::Outside) => None,
             Err(d) => Some(Err(d)),
         }
+    }
+
+    /// Whether the absolute `path` names a module-level function of a project module that
+    /// is not `@jit` (kernels cannot call it).
+    pub(crate) fn is_plain_function(&self, path: &str) -> bool {
+        let Some(project) = self.project.as_ref().and_then(ProjectLink::get) else {
+            return false;
+        };
+        let Some((module, name)) = path.rsplit_once('.') else {
+            return false;
+        };
+        project.scope(module).is_some_and(|s| {
+            s.plain_functions.iter().any(|f| f == name) && !s.functions.contains_key(name)
+        })
     }
 
     /// `name`'s key in inlining chains: qualified by the module when it has a name.

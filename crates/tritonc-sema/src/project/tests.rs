@@ -297,3 +297,29 @@ fn helpers_with_one_name_in_two_modules_are_not_recursion() {
         vec![0, 2, 3]
     );
 }
+
+#[test]
+fn a_plain_function_of_the_project_is_named_as_such() {
+    let host = "\
+import triton
+import triton.language as tl
+
+def libentry():
+    def wrap(f):
+        return f
+    return wrap
+
+def scaled(x):
+    return x * 2
+";
+    let scope = project_scope(
+        "kern",
+        KERNEL_ABS,
+        &[("pkg", true, ""), ("pkg.ops", false, host)],
+    );
+    let d = lower(&scope, "k", "*fp32, *fp32, 64").unwrap_err();
+    assert_eq!(
+        d.message,
+        "`pkg.ops.scaled` is not a `@triton.jit` function; kernels cannot call it"
+    );
+}
