@@ -229,6 +229,8 @@ fn imported_modules(module: &Module, name: &str, is_package: bool) -> Vec<String
 
 /// Cross-file scopes for the files of one command: one loader per project root.
 pub struct Projects {
+    /// A configured project root, used instead of the `__init__.py` rule.
+    root: Option<PathBuf>,
     files: Arc<ProjectFiles>,
     roots: Mutex<HashMap<PathBuf, Arc<Project>>>,
     loaders: Mutex<HashMap<PathBuf, Arc<FsLoader>>>,
@@ -247,9 +249,20 @@ impl Projects {
     /// Projects whose files get ids from `first` on (see [`ProjectFiles::register`]).
     pub fn new(first: FileId) -> Projects {
         Projects {
+            root: None,
             files: ProjectFiles::new(first),
             roots: Mutex::new(HashMap::new()),
             loaders: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Projects under one configured root (a `src/` layout, a repository whose packages
+    /// have no `__init__.py`), for files below it.
+    pub fn with_root(first: FileId, root: PathBuf) -> Projects {
+        let root = std::fs::canonicalize(&root).unwrap_or(root);
+        Projects {
+            root: Some(root),
+            ..Projects::new(first)
         }
     }
 
@@ -265,7 +278,10 @@ impl Projects {
         preload: bool,
     ) -> ModuleScope {
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let root = project_root(&path);
+        let root = match &self.root {
+            Some(r) if path.starts_with(r) => r.clone(),
+            _ => project_root(&path),
+        };
         let Some((name, is_package)) = module_name(&root, &path) else {
             return ModuleScope::from_index(index);
         };
@@ -317,5 +333,27 @@ mod tests {
             Some(("pkg".to_string(), true))
         );
         assert_eq!(module_name(root, Path::new("/q/x.py")), None);
+    }
+
+    #[test]
+    fn the_root_is_the_first_directory_without_an_init() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/xfile");
+        assert_eq!(project_root(&fixture.join("mypkg/kernels.py")), fixture);
+        // A configured root above it makes `xfile` a namespace package.
+        let up = fixture.parent().unwrap().to_path_buf();
+        let projects = Projects::with_root(FileId(1), up);
+        let path = fixture.join("mypkg/kernels.py");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let parsed = tritonc_syntax::parse_module(FileId(0), &text);
+        let index = discover(&parsed.module);
+        let scope = projects.scope(&path, &parsed.module, &index, true);
+        assert_eq!(scope.name.as_deref(), Some("xfile.mypkg.kernels"));
+        assert!(scope
+            .resolve(
+                "BLOCK_DEFAULT",
+                tritonc_diagnostics::Span::point(FileId(0), 0)
+            )
+            .unwrap()
+            .is_some());
     }
 }
