@@ -25,6 +25,7 @@ mod random;
 mod reduce;
 mod scan;
 mod shape;
+mod swizzle;
 
 /// The builtin families beyond the core, one table per module, consulted before
 /// [`IMPLEMENTED`]: a family may take over a core name it implements in full.
@@ -220,6 +221,7 @@ pub const IMPLEMENTED: &[(&str, BuiltinFn)] = &[
     ("device_assert", core::device_assert),
     ("cdiv", core::cdiv),
     ("constexpr", core::constexpr_),
+    ("swizzle2d", swizzle::swizzle2d),
 ];
 
 /// Calls a builtin.
