@@ -203,6 +203,12 @@ pub fn module_attr(module: &str, attr: &str) -> Result<Option<Constexpr>, Unmode
         "triton.language.math" => Ok(TL_MATH_NAMES
             .contains(&attr)
             .then(|| Constexpr::builtin(&format!("triton.language.{attr}")))),
+        // AMD's device library: it exists in Triton 3.6 but tritonc does not model it, so it
+        // is opaque (unknown in generic analysis, reported when a kernel uses it).
+        m if m.starts_with("triton.language.extra.hip") => Err(UnmodelledModule),
+        "triton.language.extra" if attr == "hip" => {
+            Ok(Some(Constexpr::module("triton.language.extra.hip")))
+        }
         m if m.starts_with("triton.language.extra") => Ok(super::math::extra_module_attr(m, attr)),
         "builtins" => Ok(PY_BUILTINS
             .contains(&attr)

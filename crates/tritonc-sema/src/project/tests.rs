@@ -323,3 +323,25 @@ def scaled(x):
         "`pkg.ops.scaled` is not a `@triton.jit` function; kernels cannot call it"
     );
 }
+
+#[test]
+fn the_amd_device_library_is_opaque_not_missing() {
+    let src = "\
+import triton
+import triton.language as tl
+from triton.language.extra.hip import libdevice as hiplib
+
+@triton.jit
+def k(X):
+    tl.store(X, hiplib.fast_expf(tl.load(X)))
+";
+    let scope = project_scope("kern", src, &[]);
+    let d = lower(&scope, "k", "*fp32").unwrap_err();
+    assert_eq!(
+        d.message,
+        "`triton.language.extra.hip.libdevice.fast_expf` is outside the modules tritonc models"
+    );
+    let root = module(FileId(0), "kern", false, src);
+    let kernel = root.index.kernel("k").unwrap().clone();
+    assert!(lower_kernel_generic(&scope, &kernel, &PartialSpecialization::default()).is_ok());
+}
