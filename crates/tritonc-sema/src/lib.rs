@@ -35,6 +35,22 @@
 //! config are known, differing ones symbolic with their candidates. Unknown values that
 //! reach the IR are `tt.extern_elementwise {libname = "tritonc.generic"}` placeholder ops.
 
+//!
+//! # Cross-file resolution
+//!
+//! ```ignore
+//! struct Loader; // parses and discovers `pkg/ops.py` for "pkg.ops", caching; no I/O in sema
+//! impl ModuleLoader for Loader { fn load(&self, m: &str) -> Option<Arc<LoadedModule>> { … } }
+//! let project = Project::new(Loader);
+//! let scope = project.root_scope(&index, "pkg.kernels", /* is_package */ false);
+//! // `from .ops import exp2`, `from pkg.ops import exp2`, `import pkg.ops as ops`,
+//! // `from .consts import *` and re-exports through `__init__.py` now reach `pkg.ops`;
+//! // its `@jit` helpers inline with their own scope and file.
+//! ```
+//!
+//! A path no project module holds is opaque ([`Constexpr::Module`]): unknown in generic
+//! analysis, `"… is defined outside the project tritonc can see"` when a kernel calls it.
+
 pub mod builtins;
 pub mod codes;
 pub mod constexpr;
