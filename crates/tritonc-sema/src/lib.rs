@@ -40,7 +40,9 @@
 //!
 //! ```ignore
 //! struct Loader; // parses and discovers `pkg/ops.py` for "pkg.ops", caching; no I/O in sema
-//! impl ModuleLoader for Loader { fn load(&self, m: &str) -> Option<Arc<LoadedModule>> { … } }
+//! impl ModuleLoader for Loader {
+//!     fn load(&self, m: &str) -> Option<Arc<LoadedModule>> { todo!() }
+//! }
 //! let project = Project::new(Loader);
 //! let scope = project.root_scope(&index, "pkg.kernels", /* is_package */ false);
 //! // `from .ops import exp2`, `from pkg.ops import exp2`, `import pkg.ops as ops`,
