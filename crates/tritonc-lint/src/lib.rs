@@ -170,10 +170,21 @@ fn lint_generically(
     {
         rule.check(&cx, &mut found);
     }
+    let symbolic: Vec<String> = spec
+        .assumed
+        .constexprs
+        .keys()
+        .map(|n| format!("`{n}`"))
+        .collect();
     let note = format!(
-        "`{}` was analysed with its block sizes and flags symbolic: the placeholder values \
-         lint guesses did not lower ({assumptions} fact(s) assumed or undecided)",
-        kernel.name
+        "`{}` was analysed with {} symbolic: the placeholder values lint guesses did not \
+         lower ({assumptions} fact(s) assumed or undecided)",
+        kernel.name,
+        if symbolic.is_empty() {
+            "its unknown constexprs".to_string()
+        } else {
+            symbolic.join(", ")
+        }
     );
     out.extend(found.into_iter().map(|mut f| {
         f.diagnostic = f.diagnostic.with_note(note.clone());
