@@ -34,6 +34,12 @@ pub struct DimFact {
     pub tiled: bool,
     /// The offsets went through `%` or `minimum` by a bound.
     pub clamped: bool,
+    /// The range was multiplied by a factor other than 1 (`j * stride`): a scalar added
+    /// afterwards is a base offset, not a step over blocks of this range.
+    pub scaled: bool,
+    /// For a dim holding only a splatted scalar step (`pid * C`), the constant `C`; for a
+    /// range dim, the range's size. Known only when every contribution agrees.
+    pub extent: Option<i128>,
 }
 
 impl DimFact {
@@ -48,6 +54,12 @@ impl DimFact {
         DimFact {
             varies: self.varies || o.varies,
             tiled: self.tiled || o.tiled,
+            scaled: self.scaled || o.scaled,
+            extent: match (self.extent, o.extent) {
+                (Some(a), Some(b)) if a == b => Some(a),
+                (Some(a), None) | (None, Some(a)) => Some(a),
+                _ => None,
+            },
             clamped: (self.clamped || self.roots.is_empty())
                 && (o.clamped || o.roots.is_empty())
                 && !roots_empty,
@@ -70,6 +82,8 @@ pub struct ShapeFact {
     pub dims: Vec<DimFact>,
     /// For scalars: how the value moves offsets.
     pub tile: Tile,
+    /// For a tiling scalar: the constant it multiplies the program id by (`pid * C`).
+    pub step: Option<i128>,
 }
 
 impl Lattice for ShapeFact {
@@ -88,6 +102,7 @@ impl Lattice for ShapeFact {
         ShapeFact {
             dims,
             tile: self.tile.max(o.tile),
+            step: if self.step == o.step { self.step } else { None },
         }
     }
 }
@@ -103,6 +118,7 @@ fn elementwise(facts: &[&ShapeFact], out_rank: usize) -> ShapeFact {
     let mut out = ShapeFact {
         dims: vec![DimFact::default(); out_rank],
         tile: Tile::None,
+        step: None,
     };
     for f in facts {
         out.tile = out.tile.max(f.tile);
@@ -113,6 +129,52 @@ fn elementwise(facts: &[&ShapeFact], out_rank: usize) -> ShapeFact {
         }
     }
     out
+}
+
+/// A step added to a range already scaled by a stride (`pid * C + j * S`), or a constant
+/// step unequal to the range's size, moves the base, not the block: the range's own dim is
+/// not tiled by it. `fact` is the elementwise join of
+/// the two operands of an add.
+fn untile_scaled_ranges(fact: &mut ShapeFact, operands: &[&ShapeFact]) {
+    let [a, b] = operands else { return };
+    let base_step = |x: &DimFact| x.tiled && x.roots.is_empty();
+    // The step is not over blocks of this range: the range is scaled by a stride, or the
+    // step is a constant other than the range's size (`row * 64 + arange(0, 16)`).
+    let not_its_block = |step: &DimFact, range: &DimFact| {
+        !range.roots.is_empty()
+            && !range.tiled
+            && (range.scaled || matches!((step.extent, range.extent), (Some(c), Some(r)) if c != r))
+    };
+    for (i, d) in fact.dims.iter_mut().enumerate() {
+        let (Some(da), Some(db)) = (a.dims.get(i), b.dims.get(i)) else {
+            continue;
+        };
+        if (base_step(da) && not_its_block(da, db)) || (base_step(db) && not_its_block(db, da)) {
+            d.tiled = false;
+        }
+    }
+}
+
+/// The step of a scalar sum: `x * a + y * b` moves in multiples of `gcd(a, b)`; only the
+/// tiling terms count, and one of unknown step makes the sum's unknown.
+fn sum_step(operands: &[&ShapeFact]) -> Option<i128> {
+    let mut step: Option<i128> = None;
+    for o in operands.iter().filter(|o| o.tile == Tile::Tiling) {
+        let s = o.step?;
+        step = Some(match step {
+            None => s.abs(),
+            Some(g) => gcd(g, s.abs()),
+        });
+    }
+    step
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 impl Transfer for ShapeAnalysis {
@@ -130,6 +192,7 @@ impl Transfer for ShapeAnalysis {
             } else {
                 Tile::Tiling
             },
+            step: None,
         }
     }
 
@@ -141,32 +204,44 @@ impl Transfer for ShapeAnalysis {
         let opaque = |r: usize| ShapeFact {
             dims: vec![DimFact::opaque(); r],
             tile: Tile::None,
+            step: None,
         };
         let one = match &data.kind {
-            OpKind::MakeRange { .. } => ShapeFact {
+            OpKind::MakeRange { start, end } => ShapeFact {
                 dims: vec![DimFact {
                     varies: true,
                     roots: vec![op],
                     tiled: false,
                     clamped: false,
+                    scaled: false,
+                    extent: Some(i128::from(*end) - i128::from(*start)),
                 }],
                 tile: Tile::None,
+                step: None,
             },
             OpKind::GetProgramId { .. } => ShapeFact {
                 dims: Vec::new(),
                 tile: Tile::Tiling,
+                step: Some(1),
             },
             OpKind::Splat => {
-                let tiled = operands.first().is_some_and(|o| o.tile == Tile::Tiling);
+                // Only a 1-D block takes a scalar step as its own: in a 2-D block a scalar
+                // offset belongs to no dim (`ptr + pid_h * D + rows[:, None] * s + cols`
+                // is a head base); 2-D tiling is built on each 1-D range before
+                // `expand_dims`, and that is where this analysis sees it.
+                let tiled =
+                    out_rank == 1 && operands.first().is_some_and(|o| o.tile == Tile::Tiling);
                 ShapeFact {
                     dims: vec![
                         DimFact {
                             tiled,
+                            extent: operands.first().and_then(|o| o.step).filter(|_| tiled),
                             ..DimFact::default()
                         };
                         out_rank
                     ],
                     tile: Tile::None,
+                    step: None,
                 }
             }
             OpKind::Broadcast => operands[0].clone(),
@@ -184,6 +259,7 @@ impl Transfer for ShapeAnalysis {
                         .map(|&o| src.dims.get(o as usize).cloned().unwrap_or_default())
                         .collect(),
                     tile: Tile::None,
+                    step: None,
                 }
             }
             OpKind::Reshape { .. } | OpKind::Join | OpKind::Split | OpKind::Cat => {
@@ -198,19 +274,60 @@ impl Transfer for ShapeAnalysis {
                 ShapeFact {
                     dims: vec![all; out_rank],
                     tile: Tile::None,
+                    step: None,
                 }
             }
             OpKind::Binary(b) => {
                 let mut fact = elementwise(&operands, out_rank);
                 match b {
-                    BinaryOp::MulI if out_rank == 0 => {
-                        let by_constant = data
+                    // A step added to a range already scaled by a stride (`pid * C + j * S`)
+                    // moves the base, not the block: the range's own dim is not tiled by it.
+                    BinaryOp::AddI | BinaryOp::SubI if out_rank > 0 => {
+                        untile_scaled_ranges(&mut fact, &operands);
+                    }
+                    BinaryOp::AddI | BinaryOp::SubI => fact.step = sum_step(&operands),
+                    BinaryOp::MulI if out_rank > 0 && operands.len() == 2 => {
+                        let unit = data
                             .operands()
                             .iter()
-                            .any(|&v| super::constant_of(f, v).is_some());
-                        if fact.tile == Tile::Tiling && !by_constant {
+                            .any(|&v| super::constant_of(f, v) == Some(1.0));
+                        if !unit {
+                            for d in &mut fact.dims {
+                                if !d.roots.is_empty() {
+                                    d.scaled = true;
+                                }
+                            }
+                        }
+                    }
+                    // `x % C` of a scalar by a compile-time `C` is an offset inside one
+                    // `C`-sized span, not a step over the tensor (a runtime divisor, as in
+                    // `pid % num_pid_in_group`, still walks it).
+                    BinaryOp::RemSI | BinaryOp::RemUI
+                        if out_rank == 0
+                            && data.operands().get(1).is_some_and(|&v| {
+                                super::constant_of(f, v).is_some()
+                                    || crate::generic::is_symbolic_constexpr(f, v)
+                            }) =>
+                    {
+                        fact.tile = Tile::None;
+                    }
+                    BinaryOp::MulI if out_rank == 0 => {
+                        let constant = data
+                            .operands()
+                            .iter()
+                            .find_map(|&v| super::constant_of(f, v));
+                        if fact.tile == Tile::Tiling && constant.is_none() {
                             fact.tile = Tile::Base;
                         }
+                        // `x * C` moves in multiples of `C` whatever `x` is (`pid`, or a row
+                        // `i_t * 16 + i`); `pid * C` keeps the program id's own unit step.
+                        let steps: Vec<i128> = operands.iter().filter_map(|o| o.step).collect();
+                        fact.step = match (steps.as_slice(), constant) {
+                            (_, Some(c)) if fact.tile != Tile::Tiling || c.fract() != 0.0 => None,
+                            ([s], Some(c)) => Some(s * c as i128),
+                            ([], Some(c)) => Some(c as i128),
+                            _ => None,
+                        };
                     }
                     BinaryOp::RemSI | BinaryOp::RemUI | BinaryOp::MinSI | BinaryOp::MinUI
                         if operands.len() == 2
@@ -226,12 +343,25 @@ impl Transfer for ShapeAnalysis {
                 }
                 fact
             }
+            OpKind::AddPtr => {
+                let mut fact = elementwise(&operands, out_rank);
+                if out_rank == 0 {
+                    fact.step = sum_step(&operands);
+                } else {
+                    untile_scaled_ranges(&mut fact, &operands);
+                }
+                fact
+            }
+            OpKind::Cast { .. } if out_rank == 0 => {
+                let mut fact = elementwise(&operands, out_rank);
+                fact.step = operands.first().and_then(|o| o.step);
+                fact
+            }
             OpKind::CmpI(_)
             | OpKind::CmpF(_)
             | OpKind::Select
             | OpKind::Cast { .. }
             | OpKind::FpToFp { .. }
-            | OpKind::AddPtr
             | OpKind::Math(_)
             | OpKind::Fma
             | OpKind::PreciseSqrt
@@ -257,6 +387,7 @@ impl Transfer for ShapeAnalysis {
                         })
                         .unwrap_or_default(),
                     tile: Tile::None,
+                    step: None,
                 };
                 fact.dims.resize(out_rank, DimFact::opaque());
                 fact
@@ -299,6 +430,7 @@ impl Transfer for ShapeAnalysis {
             OpKind::Constant(_) => ShapeFact {
                 dims: vec![DimFact::default(); out_rank],
                 tile: Tile::None,
+                step: None,
             },
             _ => opaque(out_rank),
         };

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use tritonc_diagnostics::{CodeDoc, Diagnostic, Fix};
-use tritonc_ir::{OpId, OpKind};
+use tritonc_ir::{CmpIPredicate, Function, OpId, OpKind, Value, ValueDef};
 use tritonc_syntax::ast::StmtKind;
 
 use super::{access_name, append_argument, kernel_call};
@@ -61,11 +61,23 @@ impl Rule for UnmaskedBlockAccess {
         let f = &ir.func;
         let ops = f.walk();
         // Ranges the kernel compares against a bound: it treats them as possibly partial.
-        let mut compared: BTreeSet<OpId> = BTreeSet::new();
+        // Keyed by whether the compared offsets were tiled: `o_t = pid * 16 + o_i` compared
+        // with `T` says the tiled rows can be partial, not that `o_i` alone, used as the
+        // columns of a fixed-width row, can.
+        let mut compared: BTreeSet<(OpId, bool)> = BTreeSet::new();
         let mut compares: Vec<OpId> = Vec::new();
         for &op in &ops {
-            if matches!(f.kind(op), OpKind::CmpI(_)) {
-                compares.push(op);
+            if let OpKind::CmpI(pred) = f.kind(op) {
+                // `o_i == i` picks a lane and `o_i < i` (with `i` a loop's own index) a
+                // prefix of the block: selections inside the block, not a tensor bound.
+                if matches!(pred, CmpIPredicate::Eq | CmpIPredicate::Ne)
+                    || f.op(op)
+                        .operands()
+                        .iter()
+                        .any(|&v| is_induction_var(f, crate::analysis::strip_shape(f, v)))
+                {
+                    continue;
+                }
                 // A range against a range (`rows[:, None] >= cols[None, :]`) is a causal or
                 // triangular mask, not a bound: it says nothing about partial blocks.
                 let ranged = f
@@ -77,9 +89,10 @@ impl Rule for UnmaskedBlockAccess {
                 if ranged > 1 {
                     continue;
                 }
+                compares.push(op);
                 for &v in f.op(op).operands() {
                     for d in &ir.shape.get(v).dims {
-                        compared.extend(d.roots.iter().copied());
+                        compared.extend(d.roots.iter().map(|&r| (r, d.tiled)));
                     }
                 }
             }
@@ -107,7 +120,7 @@ impl Rule for UnmaskedBlockAccess {
                     let dim = &pf.dims[d];
                     !dim.roots.is_empty()
                         && !dim.clamped
-                        && (dim.tiled || dim.roots.iter().any(|r| compared.contains(r)))
+                        && (dim.tiled || dim.roots.iter().any(|&r| compared.contains(&(r, false))))
                         && !bounded.contains(&d)
                 })
                 .collect();
@@ -197,6 +210,19 @@ impl Rule for UnmaskedBlockAccess {
                 }
             }
             out.push(Finding::new(d));
+        }
+    }
+}
+
+/// Whether `v` is an `scf.for` induction variable (possibly cast to another width).
+fn is_induction_var(f: &Function, v: Value) -> bool {
+    match f.value_def(v) {
+        ValueDef::BlockArg { block, index: 0 } => f
+            .block_parent_op(block)
+            .is_some_and(|p| matches!(f.kind(p), OpKind::For)),
+        ValueDef::BlockArg { .. } => false,
+        ValueDef::OpResult { op, .. } => {
+            matches!(f.kind(op), OpKind::Cast { .. }) && is_induction_var(f, f.op(op).operands()[0])
         }
     }
 }
