@@ -48,6 +48,19 @@ pub fn is_symbolic_constexpr(f: &Function, v: Value) -> bool {
     })
 }
 
+/// The name of generic mode's placeholder `v` (`BT`, `H * BT`), if `v` is one, possibly
+/// cast to another width or splatted (`i_t * BT` with an `i64` `i_t`).
+pub fn symbolic_name(f: &Function, v: Value) -> Option<&str> {
+    let op = f.defining_op(v)?;
+    match &f.op(op).kind {
+        OpKind::ExternElementwise {
+            libname, symbol, ..
+        } if libname == tritonc_sema::generic::GENERIC_LIBNAME => Some(symbol.as_str()),
+        OpKind::Cast { .. } | OpKind::Splat => symbolic_name(f, f.op(op).operands()[0]),
+        _ => None,
+    }
+}
+
 /// Lowers `kernel` generically with the runtime parameters of `placeholders` (the lint
 /// specialization) and its constexprs left to generic mode. `Err` holds the error of a
 /// fully generic lowering when that fails too (a hard error), else the first error.

@@ -23,6 +23,56 @@ pub enum Tile {
     Tiling,
 }
 
+/// A compile-time step or size: `coeff` times the product of symbolic constexprs
+/// (generic mode's `BT`; none under a specialization, where every value is a number).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Extent {
+    /// The numeric factor.
+    pub coeff: i128,
+    /// The symbolic factors, sorted.
+    pub symbols: Vec<String>,
+}
+
+impl Extent {
+    fn number(n: i128) -> Extent {
+        Extent {
+            coeff: n,
+            symbols: Vec::new(),
+        }
+    }
+
+    fn times(&self, o: &Extent) -> Extent {
+        let mut symbols = self.symbols.clone();
+        symbols.extend(o.symbols.iter().cloned());
+        symbols.sort();
+        Extent {
+            coeff: self.coeff * o.coeff,
+            symbols,
+        }
+    }
+
+    /// The largest extent both are multiples of.
+    fn gcd(&self, o: &Extent) -> Extent {
+        let mut rest = o.symbols.clone();
+        let symbols = self
+            .symbols
+            .iter()
+            .filter(|s| match rest.iter().position(|r| r == *s) {
+                Some(i) => {
+                    rest.remove(i);
+                    true
+                }
+                None => false,
+            })
+            .cloned()
+            .collect();
+        Extent {
+            coeff: gcd(self.coeff.abs(), o.coeff.abs()),
+            symbols,
+        }
+    }
+}
+
 /// What one dim of a block value is made of.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DimFact {
@@ -37,9 +87,12 @@ pub struct DimFact {
     /// The range was multiplied by a factor other than 1 (`j * stride`): a scalar added
     /// afterwards is a base offset, not a step over blocks of this range.
     pub scaled: bool,
+    /// A program-id or loop step was added that is not over blocks of this range (a row
+    /// base): the offsets move, but not in block steps.
+    pub moved: bool,
     /// For a dim holding only a splatted scalar step (`pid * C`), the constant `C`; for a
     /// range dim, the range's size. Known only when every contribution agrees.
-    pub extent: Option<i128>,
+    pub extent: Option<Extent>,
 }
 
 impl DimFact {
@@ -55,9 +108,10 @@ impl DimFact {
             varies: self.varies || o.varies,
             tiled: self.tiled || o.tiled,
             scaled: self.scaled || o.scaled,
-            extent: match (self.extent, o.extent) {
-                (Some(a), Some(b)) if a == b => Some(a),
-                (Some(a), None) | (None, Some(a)) => Some(a),
+            moved: self.moved || o.moved,
+            extent: match (&self.extent, &o.extent) {
+                (Some(a), Some(b)) if a == b => Some(a.clone()),
+                (Some(a), None) | (None, Some(a)) => Some(a.clone()),
                 _ => None,
             },
             clamped: (self.clamped || self.roots.is_empty())
@@ -82,8 +136,8 @@ pub struct ShapeFact {
     pub dims: Vec<DimFact>,
     /// For scalars: how the value moves offsets.
     pub tile: Tile,
-    /// For a tiling scalar: the constant it multiplies the program id by (`pid * C`).
-    pub step: Option<i128>,
+    /// For a tiling scalar: the compile-time value it moves in multiples of (`pid * C`).
+    pub step: Option<Extent>,
 }
 
 impl Lattice for ShapeFact {
@@ -102,7 +156,11 @@ impl Lattice for ShapeFact {
         ShapeFact {
             dims,
             tile: self.tile.max(o.tile),
-            step: if self.step == o.step { self.step } else { None },
+            step: if self.step == o.step {
+                self.step.clone()
+            } else {
+                None
+            },
         }
     }
 }
@@ -143,7 +201,8 @@ fn untile_scaled_ranges(fact: &mut ShapeFact, operands: &[&ShapeFact]) {
     let not_its_block = |step: &DimFact, range: &DimFact| {
         !range.roots.is_empty()
             && !range.tiled
-            && (range.scaled || matches!((step.extent, range.extent), (Some(c), Some(r)) if c != r))
+            && (range.scaled
+                || matches!((&step.extent, &range.extent), (Some(c), Some(r)) if c != r))
     };
     for (i, d) in fact.dims.iter_mut().enumerate() {
         let (Some(da), Some(db)) = (a.dims.get(i), b.dims.get(i)) else {
@@ -151,19 +210,20 @@ fn untile_scaled_ranges(fact: &mut ShapeFact, operands: &[&ShapeFact]) {
         };
         if (base_step(da) && not_its_block(da, db)) || (base_step(db) && not_its_block(db, da)) {
             d.tiled = false;
+            d.moved = true;
         }
     }
 }
 
 /// The step of a scalar sum: `x * a + y * b` moves in multiples of `gcd(a, b)`; only the
 /// tiling terms count, and one of unknown step makes the sum's unknown.
-fn sum_step(operands: &[&ShapeFact]) -> Option<i128> {
-    let mut step: Option<i128> = None;
+fn sum_step(operands: &[&ShapeFact]) -> Option<Extent> {
+    let mut step: Option<Extent> = None;
     for o in operands.iter().filter(|o| o.tile == Tile::Tiling) {
-        let s = o.step?;
+        let s = o.step.as_ref()?;
         step = Some(match step {
-            None => s.abs(),
-            Some(g) => gcd(g, s.abs()),
+            None => s.clone(),
+            Some(g) => g.gcd(s),
         });
     }
     step
@@ -214,7 +274,8 @@ impl Transfer for ShapeAnalysis {
                     tiled: false,
                     clamped: false,
                     scaled: false,
-                    extent: Some(i128::from(*end) - i128::from(*start)),
+                    moved: false,
+                    extent: Some(Extent::number(i128::from(*end) - i128::from(*start))),
                 }],
                 tile: Tile::None,
                 step: None,
@@ -222,7 +283,7 @@ impl Transfer for ShapeAnalysis {
             OpKind::GetProgramId { .. } => ShapeFact {
                 dims: Vec::new(),
                 tile: Tile::Tiling,
-                step: Some(1),
+                step: Some(Extent::number(1)),
             },
             OpKind::Splat => {
                 // Only a 1-D block takes a scalar step as its own: in a 2-D block a scalar
@@ -235,7 +296,10 @@ impl Transfer for ShapeAnalysis {
                     dims: vec![
                         DimFact {
                             tiled,
-                            extent: operands.first().and_then(|o| o.step).filter(|_| tiled),
+                            extent: operands
+                                .first()
+                                .and_then(|o| o.step.clone())
+                                .filter(|_| tiled),
                             ..DimFact::default()
                         };
                         out_rank
@@ -306,28 +370,49 @@ impl Transfer for ShapeAnalysis {
                         if out_rank == 0
                             && data.operands().get(1).is_some_and(|&v| {
                                 super::constant_of(f, v).is_some()
-                                    || crate::generic::is_symbolic_constexpr(f, v)
+                                    || crate::generic::symbolic_name(f, v).is_some()
                             }) =>
                     {
                         fact.tile = Tile::None;
                     }
                     BinaryOp::MulI if out_rank == 0 => {
-                        let constant = data
-                            .operands()
-                            .iter()
-                            .find_map(|&v| super::constant_of(f, v));
-                        if fact.tile == Tile::Tiling && constant.is_none() {
+                        // A constexpr factor, numeric or symbolic (generic mode's `BLOCK`):
+                        // `pid * BLOCK` tiles whatever `BLOCK` turns out to be.
+                        let factor = data.operands().iter().find_map(|&v| {
+                            if let Some(c) = super::constant_of(f, v) {
+                                (c.fract() == 0.0).then(|| Extent::number(c as i128))
+                            } else {
+                                crate::generic::symbolic_name(f, v).map(|name| Extent {
+                                    coeff: 1,
+                                    symbols: vec![name.to_string()],
+                                })
+                            }
+                        });
+                        if fact.tile == Tile::Tiling && factor.is_none() {
                             fact.tile = Tile::Base;
                         }
                         // `x * C` moves in multiples of `C` whatever `x` is (`pid`, or a row
-                        // `i_t * 16 + i`); `pid * C` keeps the program id's own unit step.
-                        let steps: Vec<i128> = operands.iter().filter_map(|o| o.step).collect();
-                        fact.step = match (steps.as_slice(), constant) {
-                            (_, Some(c)) if fact.tile != Tile::Tiling || c.fract() != 0.0 => None,
-                            ([s], Some(c)) => Some(s * c as i128),
-                            ([], Some(c)) => Some(c as i128),
+                        // `i_t * 16 + i`).
+                        fact.step = match factor {
+                            Some(c) if fact.tile == Tile::Tiling => {
+                                let other = operands.iter().find_map(|o| o.step.clone());
+                                Some(other.map_or(c.clone(), |s| s.times(&c)))
+                            }
                             _ => None,
                         };
+                    }
+                    BinaryOp::MulI if out_rank > 0 && operands.len() == 2 => {
+                        let unit = data
+                            .operands()
+                            .iter()
+                            .any(|&v| super::constant_of(f, v) == Some(1.0));
+                        if !unit {
+                            for d in &mut fact.dims {
+                                if !d.roots.is_empty() {
+                                    d.scaled = true;
+                                }
+                            }
+                        }
                     }
                     BinaryOp::RemSI | BinaryOp::RemUI | BinaryOp::MinSI | BinaryOp::MinUI
                         if operands.len() == 2
@@ -354,7 +439,7 @@ impl Transfer for ShapeAnalysis {
             }
             OpKind::Cast { .. } if out_rank == 0 => {
                 let mut fact = elementwise(&operands, out_rank);
-                fact.step = operands.first().and_then(|o| o.step);
+                fact.step = operands.first().and_then(|o| o.step.clone());
                 fact
             }
             OpKind::CmpI(_)

@@ -61,9 +61,9 @@ impl Rule for UnmaskedBlockAccess {
         let f = &ir.func;
         let ops = f.walk();
         // Ranges the kernel compares against a bound: it treats them as possibly partial.
-        // Keyed by whether the compared offsets were tiled: `o_t = pid * 16 + o_i` compared
-        // with `T` says the tiled rows can be partial, not that `o_i` alone, used as the
-        // columns of a fixed-width row, can.
+        // Keyed by whether a program id or loop moved the compared offsets: `o_t = pid * 16
+        // + o_i` compared with `T` says the moved rows can be partial, not that `o_i` alone,
+        // used as the columns of a fixed-width row, can.
         let mut compared: BTreeSet<(OpId, bool)> = BTreeSet::new();
         let mut compares: Vec<OpId> = Vec::new();
         for &op in &ops {
@@ -92,7 +92,7 @@ impl Rule for UnmaskedBlockAccess {
                 compares.push(op);
                 for &v in f.op(op).operands() {
                     for d in &ir.shape.get(v).dims {
-                        compared.extend(d.roots.iter().map(|&r| (r, d.tiled)));
+                        compared.extend(d.roots.iter().map(|&r| (r, d.tiled || d.moved)));
                     }
                 }
             }
@@ -120,7 +120,11 @@ impl Rule for UnmaskedBlockAccess {
                     let dim = &pf.dims[d];
                     !dim.roots.is_empty()
                         && !dim.clamped
-                        && (dim.tiled || dim.roots.iter().any(|&r| compared.contains(&(r, false))))
+                        && (dim.tiled
+                            || dim
+                                .roots
+                                .iter()
+                                .any(|&r| compared.contains(&(r, dim.moved))))
                         && !bounded.contains(&d)
                 })
                 .collect();
