@@ -90,6 +90,8 @@ pub struct DimFact {
     /// A program-id or loop step was added that is not over blocks of this range (a row
     /// base): the offsets move, but not in block steps.
     pub moved: bool,
+    /// For a moved dim, the step of the base that moved it, when known.
+    pub base: Option<Extent>,
     /// For a dim holding only a splatted scalar step (`pid * C`), the constant `C`; for a
     /// range dim, the range's size. Known only when every contribution agrees.
     pub extent: Option<Extent>,
@@ -109,6 +111,11 @@ impl DimFact {
             tiled: self.tiled || o.tiled,
             scaled: self.scaled || o.scaled,
             moved: self.moved || o.moved,
+            base: if self.base == o.base {
+                self.base.clone()
+            } else {
+                self.base.clone().or_else(|| o.base.clone())
+            },
             extent: match (&self.extent, &o.extent) {
                 (Some(a), Some(b)) if a == b => Some(a.clone()),
                 (Some(a), None) | (None, Some(a)) => Some(a.clone()),
@@ -211,6 +218,11 @@ fn untile_scaled_ranges(fact: &mut ShapeFact, operands: &[&ShapeFact]) {
         if (base_step(da) && not_its_block(da, db)) || (base_step(db) && not_its_block(db, da)) {
             d.tiled = false;
             d.moved = true;
+            d.base = if base_step(da) {
+                da.extent.clone()
+            } else {
+                db.extent.clone()
+            };
         }
     }
 }
@@ -275,6 +287,7 @@ impl Transfer for ShapeAnalysis {
                     clamped: false,
                     scaled: false,
                     moved: false,
+                    base: None,
                     extent: Some(Extent::number(i128::from(*end) - i128::from(*start))),
                 }],
                 tile: Tile::None,

@@ -1,12 +1,11 @@
 //! TRI101 unmasked-block-access.
 
-use std::collections::BTreeSet;
-
 use tritonc_diagnostics::{CodeDoc, Diagnostic, Fix};
 use tritonc_ir::{CmpIPredicate, Function, OpId, OpKind, Value, ValueDef};
 use tritonc_syntax::ast::StmtKind;
 
 use super::{access_name, append_argument, kernel_call};
+use crate::analysis::shape::Extent;
 use crate::context::{Finding, KernelContext};
 use crate::registry::Rule;
 
@@ -61,10 +60,10 @@ impl Rule for UnmaskedBlockAccess {
         let f = &ir.func;
         let ops = f.walk();
         // Ranges the kernel compares against a bound: it treats them as possibly partial.
-        // Keyed by whether a program id or loop moved the compared offsets: `o_t = pid * 16
-        // + o_i` compared with `T` says the moved rows can be partial, not that `o_i` alone,
-        // used as the columns of a fixed-width row, can.
-        let mut compared: BTreeSet<(OpId, bool)> = BTreeSet::new();
+        // Keyed by how a program id or loop moves the compared offsets: `o_t = pid * 16 +
+        // o_i` compared with `T` says the tiled rows can be partial, not that `o_i` alone
+        // (the columns of a fixed-width row) or `o_i` moved by a row base can.
+        let mut compared: Vec<(OpId, Motion, Option<Extent>)> = Vec::new();
         let mut compares: Vec<OpId> = Vec::new();
         for &op in &ops {
             if let OpKind::CmpI(pred) = f.kind(op) {
@@ -92,7 +91,8 @@ impl Rule for UnmaskedBlockAccess {
                 compares.push(op);
                 for &v in f.op(op).operands() {
                     for d in &ir.shape.get(v).dims {
-                        compared.extend(d.roots.iter().map(|&r| (r, d.tiled || d.moved)));
+                        compared
+                            .extend(d.roots.iter().map(|&r| (r, Motion::of(d), d.base.clone())));
                     }
                 }
             }
@@ -121,10 +121,9 @@ impl Rule for UnmaskedBlockAccess {
                     !dim.roots.is_empty()
                         && !dim.clamped
                         && (dim.tiled
-                            || dim
-                                .roots
-                                .iter()
-                                .any(|&r| compared.contains(&(r, dim.moved))))
+                            || dim.roots.iter().any(|&r| {
+                                compared.contains(&(r, Motion::of(dim), dim.base.clone()))
+                            }))
                         && !bounded.contains(&d)
                 })
                 .collect();
@@ -214,6 +213,30 @@ impl Rule for UnmaskedBlockAccess {
                 }
             }
             out.push(Finding::new(d));
+        }
+    }
+}
+
+/// How a program id or loop moves the offsets of one dim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Motion {
+    /// The range as it is (possibly scaled or clamped).
+    Fixed,
+    /// Moved by a base that is not a step over blocks of the range (a row offset); two
+    /// offsets moved by bases of different steps are different offsets.
+    Based,
+    /// Moved in block steps.
+    Tiled,
+}
+
+impl Motion {
+    fn of(d: &crate::analysis::shape::DimFact) -> Motion {
+        if d.tiled {
+            Motion::Tiled
+        } else if d.moved {
+            Motion::Based
+        } else {
+            Motion::Fixed
         }
     }
 }
