@@ -3,7 +3,8 @@
 //! Markdown table: kernel, median tile IR → PTX, median source → tile IR (sema),
 //! registers and shared memory from ptxas when it is found.
 //!
-//! `cargo run --release -p tritonc-codegen --example fixture_timing [ITERATIONS]`
+//! `cargo run --release -p tritonc-codegen --example fixture_timing [ITERATIONS [FILTER]]`
+//! (FILTER: only fixtures whose name contains it).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -23,6 +24,7 @@ fn main() {
         .nth(1)
         .and_then(|arg| arg.parse().ok())
         .unwrap_or(20);
+    let filter = std::env::args().nth(2).unwrap_or_default();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let context = codegen_context();
     let target = NvptxTarget::new(90);
@@ -45,6 +47,9 @@ fn main() {
             .expect("named")
             .to_string_lossy()
             .into_owned();
+        if !stem.contains(&filter) {
+            continue;
+        }
         let fx: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
         let file = fx["file"].as_str().expect("file");
