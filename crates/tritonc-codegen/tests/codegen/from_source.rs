@@ -356,6 +356,12 @@ fn test_kernels() -> Vec<(&'static str, &'static str, &'static str, u32)> {
             "*fp32:16, *fp32:16, *fp32:16, 1024",
             4,
         ),
+        (
+            "ops_control",
+            "control_kernel",
+            "*fp32:16, *fp32:16, i32, i32, 512",
+            4,
+        ),
     ]
 }
 

@@ -335,6 +335,18 @@ def check_test_kernels(results):
     close = np.allclose(cp.asnumpy(rev), np.cumsum(x[::-1].astype(np.float64))[::-1], rtol=1e-4, atol=1e-3)
     results.append((f"ops_scans reverse cumsum (bit-exact schedule: {exact})", exact and close))
     results.append(("ops_scans associative_scan keeping the right operand", bool((cp.asnumpy(last) == x).all())))
+    control = cp.RawModule(path=str(GOLDEN / "ops_control.ptx")).get_function("control_kernel")
+    for n, flag in ((512, 3), (300, 0), (100, -2), (1, 7)):
+        x = np.random.default_rng(n).standard_normal(512).astype(np.float32)
+        out = cp.full(512, 5.0, dtype=cp.float32)
+        control((1,), (128,), (cp.asarray(x), out, np.int32(n), np.int32(flag)))
+        cp.cuda.runtime.deviceSynchronize()
+        y = (x * np.float32(2)) if flag > 0 else (x - np.float32(1))
+        for _ in range(max(flag, 0)):
+            y = (y + np.float32(1)).astype(np.float32)
+        got = cp.asnumpy(out)
+        ok = bool((got[:n] == y[:n]).all()) and bool((got[n:] == 5.0).all())
+        results.append((f"ops_control if/while n={n} flag={flag}", ok))
 
 
 def main():

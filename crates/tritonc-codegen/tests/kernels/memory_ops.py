@@ -52,3 +52,20 @@ def scans_kernel(x_ptr, rev_ptr, last_ptr, N: tl.constexpr):
     x = tl.load(x_ptr + offs)
     tl.store(rev_ptr + offs, tl.cumsum(x, axis=0, reverse=True))
     tl.store(last_ptr + offs, tl.associative_scan(x, 0, _last))
+
+
+@triton.jit
+def control_kernel(x_ptr, out_ptr, n, flag, BLOCK: tl.constexpr):
+    """out = (x * 2 if flag > 0 else x - 1) + flag (the flag added by a while loop)."""
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    if flag > 0:
+        y = x * 2.0
+    else:
+        y = x - 1.0
+    i = 0
+    while i < flag:
+        y = y + 1.0
+        i += 1
+    tl.store(out_ptr + offs, y, mask=mask)
