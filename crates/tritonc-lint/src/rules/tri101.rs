@@ -1,7 +1,7 @@
 //! TRI101 unmasked-block-access.
 
 use tritonc_diagnostics::{CodeDoc, Diagnostic, Fix};
-use tritonc_ir::{CmpIPredicate, Function, OpId, OpKind, Value, ValueDef};
+use tritonc_ir::{BinaryOp, CmpIPredicate, Function, OpId, OpKind, Value, ValueDef};
 use tritonc_syntax::ast::StmtKind;
 
 use super::{access_name, append_argument, kernel_call};
@@ -241,16 +241,26 @@ impl Motion {
     }
 }
 
-/// Whether `v` is an `scf.for` induction variable (possibly cast to another width).
+/// Whether `v` is an `scf.for` induction variable (possibly cast to another width or
+/// shifted by a constant).
 fn is_induction_var(f: &Function, v: Value) -> bool {
     match f.value_def(v) {
         ValueDef::BlockArg { block, index: 0 } => f
             .block_parent_op(block)
             .is_some_and(|p| matches!(f.kind(p), OpKind::For)),
         ValueDef::BlockArg { .. } => false,
-        ValueDef::OpResult { op, .. } => {
-            matches!(f.kind(op), OpKind::Cast { .. }) && is_induction_var(f, f.op(op).operands()[0])
-        }
+        ValueDef::OpResult { op, .. } => match f.kind(op) {
+            OpKind::Cast { .. } => is_induction_var(f, f.op(op).operands()[0]),
+            // `i - 16`: the loop's index shifted into a sub-block.
+            OpKind::Binary(BinaryOp::AddI | BinaryOp::SubI) => {
+                let ops = f.op(op).operands();
+                ops.iter().any(|&v| is_induction_var(f, v))
+                    && ops
+                        .iter()
+                        .any(|&v| crate::analysis::constant_of(f, v).is_some())
+            }
+            _ => false,
+        },
     }
 }
 
