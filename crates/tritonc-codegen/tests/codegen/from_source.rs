@@ -362,6 +362,12 @@ fn test_kernels() -> Vec<(&'static str, &'static str, &'static str, u32)> {
             "*fp32:16, *fp32:16, i32, i32, 512",
             4,
         ),
+        (
+            "ops_dot_f32",
+            "dot_f32_kernel",
+            "*fp32:16, *fp32:16, *fp32:16, *fp32:16, 32, 32, 16",
+            4,
+        ),
     ]
 }
 
@@ -409,6 +415,8 @@ fn atomics_bools_bytes_shapes_and_scans_assemble() {
         "{}",
         k.ptx
     );
+    let k = compile_test_kernel("dot_f32_kernel", test_kernels()[5].2, 4, 90);
+    assert!(k.ptx.contains("cvt.rna.tf32.f32"), "{}", k.ptx);
     let k = compile_test_kernel("flags_kernel", test_kernels()[1].2, 4, 90);
     assert!(
         k.ptx.contains("ld.global") && k.ptx.contains(".b8"),

@@ -335,6 +335,29 @@ def check_test_kernels(results):
     close = np.allclose(cp.asnumpy(rev), np.cumsum(x[::-1].astype(np.float64))[::-1], rtol=1e-4, atol=1e-3)
     results.append((f"ops_scans reverse cumsum (bit-exact schedule: {exact})", exact and close))
     results.append(("ops_scans associative_scan keeping the right operand", bool((cp.asnumpy(last) == x).all())))
+    dot = cp.RawModule(path=str(GOLDEN / "ops_dot_f32.ptx")).get_function("dot_f32_kernel")
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((32, 16)).astype(np.float32)
+    b = rng.standard_normal((16, 32)).astype(np.float32)
+    c = cp.zeros((32, 32), dtype=cp.float32)
+    d = cp.zeros((32, 32), dtype=cp.float32)
+    dot((1,), (128,), (cp.asarray(a), cp.asarray(b), c, d))
+    cp.cuda.runtime.deviceSynchronize()
+
+    def tf32(x):
+        # cvt.rna.tf32.f32: nearest, ties away from zero, 10 mantissa bits.
+        bits = x.view(np.uint32).astype(np.uint64)
+        return ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+
+    # TF32 products are exact in fp32, so acc + a*b in float32 is the GPU's fma.
+    at, bt = tf32(a), tf32(b)
+    acc = np.zeros((32, 32), dtype=np.float32)
+    for k in range(16):
+        acc = (acc + np.outer(at[:, k], bt[k, :]).astype(np.float32)).astype(np.float32)
+    results.append(("ops_dot_f32 tf32 (bit-exact)", bool((cp.asnumpy(c) == acc).all())))
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    err = float(np.abs(cp.asnumpy(d) - ref).max())
+    results.append((f"ops_dot_f32 ieee (max abs err {err:.2e})", err < 1e-5))
     control = cp.RawModule(path=str(GOLDEN / "ops_control.ptx")).get_function("control_kernel")
     for n, flag in ((512, 3), (300, 0), (100, -2), (1, 7)):
         x = np.random.default_rng(n).standard_normal(512).astype(np.float32)

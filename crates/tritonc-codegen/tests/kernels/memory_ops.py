@@ -69,3 +69,15 @@ def control_kernel(x_ptr, out_ptr, n, flag, BLOCK: tl.constexpr):
         y = y + 1.0
         i += 1
     tl.store(out_ptr + offs, y, mask=mask)
+
+
+@triton.jit
+def dot_f32_kernel(a_ptr, b_ptr, c_ptr, d_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """c = a @ b with the default tf32 inputs; d = a @ b in full fp32 ("ieee")."""
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+    tl.store(d_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, input_precision="ieee"))
