@@ -17,6 +17,9 @@ pub enum Tile {
     /// Not derived from a program id or a loop.
     #[default]
     None,
+    /// Loaded from memory (`tl.load(chunk_indices + i)`): a data-dependent start, not a
+    /// step over blocks.
+    Indexed,
     /// A base offset: a program id times a runtime stride (`row * stride`).
     Base,
     /// Steps in block-sized units: `pid * BLOCK`, a loop variable.
@@ -87,8 +90,8 @@ pub struct DimFact {
     /// The range was multiplied by a factor other than 1 (`j * stride`): a scalar added
     /// afterwards is a base offset, not a step over blocks of this range.
     pub scaled: bool,
-    /// A program-id or loop step was added that is not over blocks of this range (a row
-    /// base): the offsets move, but not in block steps.
+    /// A program-id or loop step that is not over blocks of this range (a row base), or a
+    /// start loaded from memory, was added: the offsets move, but not in block steps.
     pub moved: bool,
     /// For a moved dim, the step of the base that moved it, when known.
     pub base: Option<Extent>,
@@ -305,10 +308,13 @@ impl Transfer for ShapeAnalysis {
                 // `expand_dims`, and that is where this analysis sees it.
                 let tiled =
                     out_rank == 1 && operands.first().is_some_and(|o| o.tile == Tile::Tiling);
+                let indexed =
+                    out_rank == 1 && operands.first().is_some_and(|o| o.tile == Tile::Indexed);
                 ShapeFact {
                     dims: vec![
                         DimFact {
                             tiled,
+                            moved: indexed,
                             extent: operands
                                 .first()
                                 .and_then(|o| o.step.clone())
@@ -484,7 +490,11 @@ impl Transfer for ShapeAnalysis {
                                 .collect()
                         })
                         .unwrap_or_default(),
-                    tile: Tile::None,
+                    tile: if out_rank == 0 {
+                        Tile::Indexed
+                    } else {
+                        Tile::None
+                    },
                     step: None,
                 };
                 fact.dims.resize(out_rank, DimFact::opaque());
