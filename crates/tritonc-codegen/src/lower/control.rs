@@ -107,6 +107,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let inner = self.arena.alloc(outer.nested(target));
         self.b = inner;
         let saved = self.converted.clone();
+        let saved_offsets = self.offsets.clone();
         self.shared_in_use = true;
         let result = (|| {
             let Some(block) = block else {
@@ -140,6 +141,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             self.mlir(self.b.effect(name, &values, &[]))
         })();
         self.converted = saved;
+        self.offsets = saved_offsets;
         self.b = outer;
         self.shared_in_use = true;
         result

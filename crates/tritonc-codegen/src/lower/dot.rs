@@ -127,6 +127,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             })
             .collect();
         let outer = self.b;
+        let saved_offsets = self.offsets.clone();
         self.b = self.arena.alloc(outer.nested(body));
         let result = (|| {
             let b = self.b;
@@ -166,6 +167,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             self.mlir(b.effect("scf.yield", &next, &[]))
         })();
         self.b = outer;
+        self.offsets = saved_offsets;
         result?;
         self.shared_in_use = true;
         self.values.insert(r, Lowered::block(results));

@@ -80,6 +80,8 @@ pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     args: Vec<Value<'c, 'a>>,
     pub values: HashMap<tritonc_ir::Value, Lowered<'c, 'a>>,
     pub converted: HashMap<(tritonc_ir::Value, Layout), Lowered<'c, 'a>>,
+    /// This thread's coordinate offsets per (lane bases, warp bases) of a layout.
+    pub offsets: HashMap<(Vec<Vec<u64>>, Vec<Vec<u64>>), Vec<Option<Value<'c, 'a>>>>,
     thread: Option<(Value<'c, 'a>, Value<'c, 'a>)>,
     /// Bytes of shared scratch the kernel needs (the largest single use).
     pub shared_bytes: u32,
@@ -126,6 +128,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             args,
             values: HashMap::new(),
             converted: HashMap::new(),
+            offsets: HashMap::new(),
             thread: None,
             shared_bytes: 0,
             shared_in_use: false,
@@ -231,6 +234,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         &mut self,
         linear: &LinearLayout,
     ) -> Result<Vec<Option<Value<'c, 'a>>>, LowerError> {
+        let key = (linear.lanes.clone(), linear.warps.clone());
+        if let Some(done) = self.offsets.get(&key) {
+            return Ok(done.clone());
+        }
         let (warp, lane) = self.warp_lane()?;
         let mut out = Vec::new();
         for d in 0..linear.shape.len() {
@@ -241,6 +248,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 (x, None) | (None, x) => x,
             });
         }
+        self.offsets.insert(key, out.clone());
         Ok(out)
     }
 
