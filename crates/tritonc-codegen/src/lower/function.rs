@@ -49,6 +49,9 @@ impl<'c, 'a> Lowered<'c, 'a> {
     }
 }
 
+/// The lane and warp bases of a linear layout: all a thread's offsets depend on.
+pub(crate) type ThreadBases = (Vec<Vec<u64>>, Vec<Vec<u64>>);
+
 /// Builders of the nested blocks of structured control flow, alive for the whole
 /// lowering so that [`FunctionLowering::b`] can point at any of them.
 #[derive(Default)]
@@ -81,7 +84,7 @@ pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     pub values: HashMap<tritonc_ir::Value, Lowered<'c, 'a>>,
     pub converted: HashMap<(tritonc_ir::Value, Layout), Lowered<'c, 'a>>,
     /// This thread's coordinate offsets per (lane bases, warp bases) of a layout.
-    pub offsets: HashMap<(Vec<Vec<u64>>, Vec<Vec<u64>>), Vec<Option<Value<'c, 'a>>>>,
+    pub offsets: HashMap<ThreadBases, Vec<Option<Value<'c, 'a>>>>,
     thread: Option<(Value<'c, 'a>, Value<'c, 'a>)>,
     /// Bytes of shared scratch the kernel needs (the largest single use).
     pub shared_bytes: u32,
