@@ -134,6 +134,38 @@ fn has_inherent_layout(func: &Function, v: Value) -> bool {
         .is_some_and(|op| matches!(func.kind(op), OpKind::Reduce { .. }))
 }
 
+/// Whether `v` is computed only from ranges, splats and constants by elementwise ops,
+/// broadcasts and `expand_dims` (offsets, masks, pointers): codegen rebuilds such values
+/// in any layout, so they should not decide one.
+fn is_index_math(func: &Function, v: Value, depth: u32) -> bool {
+    const MAX_DEPTH: u32 = 12;
+    if !func.value_type(v).is_tensor() {
+        return true;
+    }
+    let Some(op) = func.defining_op(v) else {
+        return false;
+    };
+    match func.kind(op) {
+        OpKind::MakeRange { .. } | OpKind::Splat | OpKind::Constant(_) => true,
+        OpKind::Binary(_)
+        | OpKind::CmpI(_)
+        | OpKind::CmpF(_)
+        | OpKind::Select
+        | OpKind::Cast { .. }
+        | OpKind::AddPtr
+        | OpKind::Broadcast
+        | OpKind::ExpandDims { .. }
+            if depth < MAX_DEPTH =>
+        {
+            func.op(op)
+                .operands()
+                .iter()
+                .all(|&o| is_index_math(func, o, depth + 1))
+        }
+        _ => false,
+    }
+}
+
 /// Whether two layouts place every element of `shape` on the same registers.
 pub fn same_on(a: &Layout, b: &Layout, shape: &[u64]) -> bool {
     a == b || matches!((a.to_linear(shape), b.to_linear(shape)), (Ok(x), Ok(y)) if x == y)
@@ -263,11 +295,19 @@ impl Assigner<'_> {
                 }
                 tritonc_ir::ValueDef::BlockArg { .. } => canonical(func, v) == v,
             };
+            // Data (loads, dots, reductions) decides over index and mask math, which
+            // codegen recomputes in any layout instead of converting it.
             let first_operand_layout = data
                 .operands()
                 .iter()
-                .filter(|&&v| !is_free(v))
+                .filter(|&&v| !is_free(v) && !is_index_math(func, v, 0))
                 .find_map(|&v| self.get(v))
+                .or_else(|| {
+                    data.operands()
+                        .iter()
+                        .filter(|&&v| !is_free(v))
+                        .find_map(|&v| self.get(v))
+                })
                 .or_else(|| data.operands().iter().find_map(|&v| self.get(v)));
             for &r in data.results() {
                 if self.get(r).is_some() {

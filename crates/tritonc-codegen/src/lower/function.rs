@@ -363,6 +363,23 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 }
             }
             OpKind::MakeRange { start, .. } => self.make_range(start, &target)?,
+            OpKind::Broadcast | OpKind::ExpandDims { .. } => {
+                let src = self.func.op(def).operands()[0];
+                let expand_axis = match kind {
+                    OpKind::ExpandDims { axis } => Some(axis as usize),
+                    _ => None,
+                };
+                // The operand in the layout that broadcasts (or expands) into `to`.
+                let src_layout = match expand_axis {
+                    Some(axis) => to.slice(axis as u32),
+                    None => to.clone(),
+                };
+                let Some(l) = self.rematerialize(src, &src_layout, depth + 1)? else {
+                    return Ok(None);
+                };
+                let src_lin = self.linear_of(src, &src_layout)?;
+                Lowered::block(self.pick_registers(&l, &src_lin, &target, expand_axis)?)
+            }
             OpKind::Binary(_)
             | OpKind::CmpI(_)
             | OpKind::CmpF(_)
@@ -563,6 +580,21 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::ExpandDims { axis } => Some(*axis as usize),
             _ => None,
         };
+        let regs = self.pick_registers(&src, &src_lin, &dst_lin, expand_axis)?;
+        self.set(op, Lowered::block(regs));
+        Ok(())
+    }
+
+    /// The registers of a `tt.broadcast` (or `tt.expand_dims`, inserting `expand_axis`)
+    /// result in `dst` picked from the operand's registers in `src`: each reads the
+    /// operand element with the stretched (or new) dims at 0.
+    fn pick_registers(
+        &self,
+        src: &Lowered<'c, 'a>,
+        src_lin: &LinearLayout,
+        dst: &LinearLayout,
+        expand_axis: Option<usize>,
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
         let index: HashMap<Vec<u64>, usize> = src_lin
             .register_coords()
             .into_iter()
@@ -570,7 +602,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             .map(|(i, c)| (c, i))
             .collect();
         let mut regs = Vec::new();
-        for c in dst_lin.register_coords() {
+        for c in dst.register_coords() {
             let key: Vec<u64> = match expand_axis {
                 Some(axis) => c
                     .iter()
@@ -591,7 +623,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             })?;
             regs.push(src.reg(*i));
         }
-        self.set(op, Lowered::block(regs));
-        Ok(())
+        Ok(regs)
     }
 }
