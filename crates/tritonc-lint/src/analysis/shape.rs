@@ -148,6 +148,9 @@ pub struct ShapeFact {
     pub tile: Tile,
     /// For a tiling scalar: the compile-time value it moves in multiples of (`pid * C`).
     pub step: Option<Extent>,
+    /// For scalars: derived from the index of a loop over a runtime size, which walks the
+    /// tensor (unlike a program id, which may index heads or rows).
+    pub looped: bool,
 }
 
 impl Lattice for ShapeFact {
@@ -171,6 +174,7 @@ impl Lattice for ShapeFact {
             } else {
                 None
             },
+            looped: self.looped || o.looped,
         }
     }
 }
@@ -187,9 +191,11 @@ fn elementwise(facts: &[&ShapeFact], out_rank: usize) -> ShapeFact {
         dims: vec![DimFact::default(); out_rank],
         tile: Tile::None,
         step: None,
+        looped: false,
     };
     for f in facts {
         out.tile = out.tile.max(f.tile);
+        out.looped |= f.looped;
         if f.dims.len() == out_rank {
             for (d, fd) in out.dims.iter_mut().zip(&f.dims) {
                 *d = d.join(fd);
@@ -268,6 +274,7 @@ impl Transfer for ShapeAnalysis {
                 Tile::Tiling
             },
             step: None,
+            looped: !constant_bound,
         }
     }
 
@@ -280,6 +287,7 @@ impl Transfer for ShapeAnalysis {
             dims: vec![DimFact::opaque(); r],
             tile: Tile::None,
             step: None,
+            looped: false,
         };
         let one = match &data.kind {
             OpKind::MakeRange { start, end } => ShapeFact {
@@ -295,19 +303,23 @@ impl Transfer for ShapeAnalysis {
                 }],
                 tile: Tile::None,
                 step: None,
+                looped: false,
             },
             OpKind::GetProgramId { .. } => ShapeFact {
                 dims: Vec::new(),
                 tile: Tile::Tiling,
                 step: Some(Extent::number(1)),
+                looped: false,
             },
             OpKind::Splat => {
-                // Only a 1-D block takes a scalar step as its own: in a 2-D block a scalar
+                // A 1-D block takes a scalar step as its own. In a 2-D block a program-id
                 // offset belongs to no dim (`ptr + pid_h * D + rows[:, None] * s + cols`
-                // is a head base); 2-D tiling is built on each 1-D range before
-                // `expand_dims`, and that is where this analysis sees it.
-                let tiled =
-                    out_rank == 1 && operands.first().is_some_and(|o| o.tile == Tile::Tiling);
+                // is a head base; 2-D tiling by program id is built on each 1-D range
+                // before `expand_dims`), but a loop over a runtime size walking a 2-D
+                // block (`x_ptrs + k * BLOCK_K`) tiles the unscaled dims of its size.
+                let tiled = operands
+                    .first()
+                    .is_some_and(|o| o.tile == Tile::Tiling && (out_rank == 1 || o.looped));
                 let indexed =
                     out_rank == 1 && operands.first().is_some_and(|o| o.tile == Tile::Indexed);
                 ShapeFact {
@@ -325,6 +337,7 @@ impl Transfer for ShapeAnalysis {
                     ],
                     tile: Tile::None,
                     step: None,
+                    looped: false,
                 }
             }
             OpKind::Broadcast => operands[0].clone(),
@@ -343,6 +356,7 @@ impl Transfer for ShapeAnalysis {
                         .collect(),
                     tile: Tile::None,
                     step: None,
+                    looped: false,
                 }
             }
             OpKind::Reshape { .. } | OpKind::Join | OpKind::Split | OpKind::Cat => {
@@ -358,6 +372,7 @@ impl Transfer for ShapeAnalysis {
                     dims: vec![all; out_rank],
                     tile: Tile::None,
                     step: None,
+                    looped: false,
                 }
             }
             OpKind::Binary(b) => {
@@ -496,6 +511,7 @@ impl Transfer for ShapeAnalysis {
                         Tile::None
                     },
                     step: None,
+                    looped: false,
                 };
                 fact.dims.resize(out_rank, DimFact::opaque());
                 fact
@@ -539,6 +555,7 @@ impl Transfer for ShapeAnalysis {
                 dims: vec![DimFact::default(); out_rank],
                 tile: Tile::None,
                 step: None,
+                looped: false,
             },
             _ => opaque(out_rank),
         };

@@ -63,7 +63,7 @@ impl Rule for UnmaskedBlockAccess {
         // Keyed by how a program id or loop moves the compared offsets: `o_t = pid * 16 +
         // o_i` compared with `T` says the tiled rows can be partial, not that `o_i` alone
         // (the columns of a fixed-width row) or `o_i` moved by a row base can.
-        let mut compared: Vec<(OpId, Motion, Option<Extent>)> = Vec::new();
+        let mut compared: Vec<(RangeKey, Motion, Option<Extent>)> = Vec::new();
         let mut compares: Vec<OpId> = Vec::new();
         for &op in &ops {
             if let OpKind::CmpI(pred) = f.kind(op) {
@@ -91,8 +91,11 @@ impl Rule for UnmaskedBlockAccess {
                 compares.push(op);
                 for &v in f.op(op).operands() {
                     for d in &ir.shape.get(v).dims {
-                        compared
-                            .extend(d.roots.iter().map(|&r| (r, Motion::of(d), d.base.clone())));
+                        compared.extend(
+                            d.roots
+                                .iter()
+                                .map(|&r| (range_key(cx, r), Motion::of(d), d.base.clone())),
+                        );
                     }
                 }
             }
@@ -122,7 +125,11 @@ impl Rule for UnmaskedBlockAccess {
                         && !dim.clamped
                         && (dim.tiled
                             || dim.roots.iter().any(|&r| {
-                                compared.contains(&(r, Motion::of(dim), dim.base.clone()))
+                                compared.contains(&(
+                                    range_key(cx, r),
+                                    Motion::of(dim),
+                                    dim.base.clone(),
+                                ))
                             }))
                         && !bounded.contains(&d)
                 })
@@ -215,6 +222,34 @@ impl Rule for UnmaskedBlockAccess {
             out.push(Finding::new(d));
         }
     }
+}
+
+/// Which range a `tt.make_range` is: the same `tl.arange(0, BV)` written twice in the
+/// kernel is one range (its bound compared once bounds both); otherwise the op itself.
+/// By text, not value: under placeholder sizes `arange(0, BK)` and `arange(0, BV)` lower
+/// to the same op, though they span different dims.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RangeKey {
+    /// The call as written in the kernel, without whitespace.
+    Text(String),
+    /// A range built in a helper.
+    Op(OpId),
+}
+
+fn range_key(cx: &KernelContext<'_>, root: OpId) -> RangeKey {
+    let Some(ir) = cx.ir else {
+        return RangeKey::Op(root);
+    };
+    let loc = &ir.func.op(root).loc;
+    if loc.call_sites.is_empty() {
+        if let Some(span) = ir.op_span(root) {
+            let text: String = cx.slice(span).split_whitespace().collect();
+            if !text.is_empty() {
+                return RangeKey::Text(text);
+            }
+        }
+    }
+    RangeKey::Op(root)
 }
 
 /// How a program id or loop moves the offsets of one dim.
