@@ -424,3 +424,55 @@ fn atomics_bools_bytes_shapes_and_scans_assemble() {
         k.ptx
     );
 }
+
+/// Every example kernel compiles for other warp counts too (layouts with replicated
+/// lanes and warps, warps split differently), and ptxas accepts the PTX.
+#[test]
+fn every_example_compiles_for_other_warp_counts() {
+    let dir = workspace_root().join("tests/fixtures/triton");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the fixture directory exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "json") && p.to_string_lossy().contains("__")
+        })
+        .collect();
+    names.sort();
+    let ptxas = Ptxas::locate(&workspace_root());
+    let mut failures = Vec::new();
+    for path in names {
+        let stem = path
+            .file_stem()
+            .expect("fixture files have names")
+            .to_string_lossy()
+            .into_owned();
+        let fx: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+        let (Some(file), Some(kernel), Some(sig)) = (
+            fx["file"].as_str(),
+            fx["kernel"].as_str(),
+            fx["signature"].as_str(),
+        ) else {
+            continue;
+        };
+        let file = file.trim_start_matches("examples/");
+        let own = fx["num_warps"].as_u64().unwrap_or(4) as u32;
+        for warps in [1, 8] {
+            if warps == own {
+                continue;
+            }
+            match std::panic::catch_unwind(|| try_compile_example(file, kernel, sig, warps, 90)) {
+                Err(_) => failures.push(format!("{stem} num_warps={warps}: panicked")),
+                Ok(Err(e)) => failures.push(format!("{stem} num_warps={warps}: {e}")),
+                Ok(Ok(k)) => {
+                    if let Some(p) = &ptxas {
+                        if let Err(e) = p.check(&k.ptx, "sm_90") {
+                            failures.push(format!("{stem} num_warps={warps}: {e}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
