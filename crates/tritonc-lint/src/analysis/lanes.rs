@@ -21,6 +21,11 @@ pub enum Fill {
 }
 
 impl Fill {
+    /// This fill joined with some data-derived value.
+    pub fn join_unknown(self) -> Fill {
+        self.join(Fill::Unknown)
+    }
+
     fn join(self, o: Fill) -> Fill {
         use Fill::*;
         match (self, o) {
@@ -45,6 +50,12 @@ pub struct MaskedLanes {
     pub through_exp: bool,
     /// The `tl.where` (or other op) that last set the fill, if not the load.
     pub set_by: Option<OpId>,
+    /// A factor of the load's mask that the `tl.where` which set the fill did not reset
+    /// (`where(m_d[None, :], x, 0)` after a load masked with `m_t[:, None] & m_d[None, :]`):
+    /// lanes off it still hold some value derived from the data. They fill whole slices
+    /// along the dims it varies in (rows past `T`), so they matter only to a reduction
+    /// along one of those dims.
+    pub junk: Option<Value>,
 }
 
 /// The lanes fact: every lane holds data, or some lanes hold a fill.
@@ -69,6 +80,7 @@ impl Lattice for Lanes {
             (Lanes::Masked(a), Lanes::Masked(b)) => Lanes::Masked(MaskedLanes {
                 fill: a.fill.join(b.fill),
                 through_exp: a.through_exp || b.through_exp,
+                junk: a.junk.or(b.junk),
                 ..*undefined_first(a, b)
             }),
         }
@@ -161,6 +173,26 @@ fn is_identity(b: BinaryOp, fill: Fill, masked_lhs: bool) -> bool {
     }
 }
 
+/// For a load mask `a & b` and a `tl.where` condition implying `b` alone: `(b, a)`, the
+/// factor the where resets and the one it leaves.
+fn reset_factor(f: &Function, cond: Value, mask: Value) -> Option<(Value, Value)> {
+    let m = super::strip_shape(f, mask);
+    let op = super::def_op(f, m)?;
+    if !matches!(f.kind(op), OpKind::Binary(BinaryOp::AndI)) {
+        return None;
+    }
+    let [a, b] = f.op(op).operands() else {
+        return None;
+    };
+    if implies_mask(f, cond, *b) && !implies_mask(f, cond, *a) {
+        Some((*b, *a))
+    } else if implies_mask(f, cond, *a) && !implies_mask(f, cond, *b) {
+        Some((*a, *b))
+    } else {
+        None
+    }
+}
+
 impl Transfer for LanesAnalysis {
     type Fact = Lanes;
 
@@ -189,6 +221,7 @@ impl Transfer for LanesAnalysis {
                             fill,
                             through_exp: false,
                             set_by: None,
+                            junk: None,
                         })
                     }
                     _ => Lanes::Exact,
@@ -284,6 +317,22 @@ impl Transfer for LanesAnalysis {
                                 set_by: Some(op),
                                 ..m
                             }),
+                        }
+                    }
+                    // `where(m_d[None, :], x, c)` with a load mask `m_t[:, None] & m_d[None,
+                    // :]`: the lanes off `m_d` now hold `c`; those off `m_t` only keep
+                    // what they held (junk).
+                    Some(m) if m.fill != Fill::Undefined && b == Lanes::Exact => {
+                        match reset_factor(f, ops[0], m.mask) {
+                            Some((reset, rest)) => Lanes::Masked(MaskedLanes {
+                                mask: reset,
+                                fill: constant_of(f, ops[2]).map_or(Fill::Unknown, Fill::Const),
+                                through_exp: false,
+                                set_by: Some(op),
+                                junk: Some(rest),
+                                ..m
+                            }),
+                            None => a.join(&b),
                         }
                     }
                     _ => a.join(&b),

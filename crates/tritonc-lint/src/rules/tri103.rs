@@ -71,12 +71,27 @@ impl Rule for WrongFillValue {
             let Lanes::Masked(m) = *ir.lanes.get(v) else {
                 continue;
             };
-            if !super::tri102::mask_varies_along(ir, v, *axis as usize) {
+            let axis_index = *axis as usize;
+            // Lanes a `tl.where` left holding data-derived values (rows past `T` after the
+            // columns were reset) matter only when the reduction runs along their rows.
+            let junk_here = m.junk.is_some_and(|j| {
+                ir.shape
+                    .get(j)
+                    .dims
+                    .get(axis_index)
+                    .is_none_or(|d| d.varies || !d.roots.is_empty())
+            });
+            if !super::tri102::mask_varies_along(ir, v, axis_index) && !junk_here {
                 continue;
             }
+            let fill = if junk_here {
+                m.fill.join_unknown()
+            } else {
+                m.fill
+            };
             let kind = classify(f, op);
             let data_non_negative = ir.sign.get(v).is_non_negative();
-            let (neutral, wrong) = match (kind, m.fill) {
+            let (neutral, wrong) = match (kind, fill) {
                 (_, Fill::Undefined) => continue,
                 (ReductionKind::Sum, Fill::Const(c)) => (0.0, c != 0.0),
                 (ReductionKind::Sum, _) => (0.0, true),
@@ -107,7 +122,7 @@ impl Rule for WrongFillValue {
                 continue;
             };
             let name = kind.tl_name(false);
-            let fill_text = match m.fill {
+            let fill_text = match fill {
                 Fill::Const(c) if m.through_exp => format!("`{}` (after `exp`)", py_float(c)),
                 Fill::Const(c) => format!("`{}`", py_float(c)),
                 Fill::Positive => "a positive value (the fill went through `exp`)".to_string(),
@@ -138,7 +153,7 @@ impl Rule for WrongFillValue {
             };
             // A fill that is already neutral went wrong on the way (`x - mean`): the cure is
             // to reset the lanes before the reduction, not another `other=`.
-            let derived = matches!(m.fill, Fill::Unknown) && !m.through_exp;
+            let derived = matches!(fill, Fill::Unknown) && !m.through_exp;
             if derived {
                 d = d.with_help(format!(
                     "reset the masked lanes before `{name}`: `tl.where(mask, value, {})`",
