@@ -113,7 +113,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         } else {
             None
         };
-        let owner = self.owner_predicate(op, ptr_v)?;
+        let owner = self.owner_predicate(op, 0, ptr_v)?;
         let used = self.func.has_uses(r);
         let scalar = ptrs.scalar;
         if used && !scalar && owner.is_some() {

@@ -544,6 +544,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::Reduce { .. } => self.lower_reduce(op),
             OpKind::Scan { .. } => self.lower_scan(op),
             OpKind::Dot { .. } => self.lower_dot(op),
+            OpKind::Print { .. } => self.lower_print(op),
             OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => self.lower_atomic(op),
             OpKind::Trans { .. }
             | OpKind::Reshape { .. }

@@ -119,7 +119,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         } else {
             None
         };
-        let owner = self.owner_predicate(op, ptr_v)?;
+        let owner = self.owner_predicate(op, 0, ptr_v)?;
         for g in (0..ptrs.regs.len()).step_by(vec) {
             let group: Vec<Value<'c, 'a>> = (g..g + vec).map(|i| values.reg(i)).collect();
             let pred = match (mask.as_ref().map(|m| m.reg(g)), owner) {
@@ -151,12 +151,13 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     pub(super) fn owner_predicate(
         &mut self,
         op: OpId,
+        operand: usize,
         ptr: tritonc_ir::Value,
     ) -> Result<Option<Value<'c, 'a>>, LowerError> {
         let (lane_bits, warp_bits) = if self.func.value_type(ptr).is_tensor() {
             let layout = self
                 .layouts
-                .operand_layout(self.func, op, 0)
+                .operand_layout(self.func, op, operand)
                 .ok_or_else(|| self.error("stored pointers without a layout"))?
                 .clone();
             let linear = self.linear_of(ptr, &layout)?;

@@ -11,6 +11,7 @@
 
 mod atomic;
 mod control;
+mod debug;
 mod dot;
 mod elementwise;
 mod function;

@@ -476,3 +476,30 @@ fn every_example_compiles_for_other_warp_counts() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn device_print_becomes_vprintf() {
+    let k = compile_test_kernel("print_kernel", "*fp32:16, i32, 64", 1, 90);
+    assert!(k.ptx.contains("vprintf"), "{}", k.ptx);
+    // 64 elements over 32 lanes: 2 prints per thread, plus the scalar.
+    // Format strings are byte arrays in PTX.
+    let bytes = |text: &str| {
+        text.bytes()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    assert!(
+        k.ptx.contains(&bytes("pid (%u, %u, %u) idx (%u) x: %f\n")),
+        "{}",
+        k.ptx
+    );
+    assert!(k.ptx.contains(&bytes(" n is 100%%: %d\n")), "{}", k.ptx);
+    if let Some(p) = Ptxas::locate(&workspace_root()) {
+        for sm in [80, 90] {
+            let k = compile_test_kernel("print_kernel", "*fp32:16, i32, 64", 1, sm);
+            p.check(&k.ptx, &format!("sm_{sm}"))
+                .unwrap_or_else(|e| panic!("print_kernel sm_{sm}: {e}"));
+        }
+    }
+}

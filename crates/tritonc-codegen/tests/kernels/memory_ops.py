@@ -81,3 +81,12 @@ def dot_f32_kernel(a_ptr, b_ptr, c_ptr, d_ptr, M: tl.constexpr, N: tl.constexpr,
     b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
     tl.store(d_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, input_precision="ieee"))
+
+
+@triton.jit
+def print_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    """Prints a block, a scalar and a 100% literal prefix."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.device_print("x", x)
+    tl.device_print("n is 100%", n)

@@ -1,0 +1,177 @@
+//! `tt.print` (`tl.device_print`): one `gpu.printf` (CUDA's `vprintf`) per element a
+//! thread owns, in Triton's shape: `pid (x, y, z) idx (i, j) prefix: value`.
+//!
+//! Threads holding replicas stay quiet (as for stores); a scalar is printed by thread 0
+//! of each program. Floats print as `%f` of the value widened to f64, integers as `%d`
+//! / `%u` / `%lld` / `%llu` (`0x%x` with `hex=True`), pointers as `0x%llx`.
+
+use melior::ir::{attribute::StringAttribute, r#type::IntegerType, Type, Value};
+use tritonc_ir::{DType, Elem, OpId, OpKind};
+
+use super::function::FunctionLowering;
+use super::LowerError;
+
+impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
+    pub(super) fn lower_print(&mut self, op: OpId) -> Result<(), LowerError> {
+        let OpKind::Print { prefix, hex } = self.func.kind(op).clone() else {
+            unreachable!("invariant: lower_print is called on tt.print")
+        };
+        // `%` in the prefix is text, not a conversion.
+        let prefix = prefix.replace('%', "%%");
+        let operands = self.func.op(op).operands().to_vec();
+        let b = self.b;
+        let pids: Vec<Value<'c, 'a>> = (0..3)
+            .map(|axis| self.mlir(b.gpu_index("gpu.block_id", axis)))
+            .collect::<Result<_, _>>()?;
+        if operands.is_empty() {
+            let format = format!("pid (%u, %u, %u){prefix}\n");
+            let first = self.is_thread_zero()?;
+            return self.printf_if(Some(first), &format, &pids);
+        }
+        for (i, &v) in operands.iter().enumerate() {
+            let note = if operands.len() > 1 {
+                format!("(operand {i}) ")
+            } else {
+                String::new()
+            };
+            let (spec, convert) = self.print_spec(v, hex)?;
+            let lowered = self.operand(op, i)?;
+            if !self.func.value_type(v).is_tensor() {
+                let value = convert(self, lowered.reg(0))?;
+                let format = format!("pid (%u, %u, %u) idx (){prefix}{note}{spec}\n");
+                let mut args = pids.clone();
+                args.push(value);
+                let first = self.is_thread_zero()?;
+                self.printf_if(Some(first), &format, &args)?;
+                continue;
+            }
+            let layout = self
+                .layouts
+                .operand_layout(self.func, op, i)
+                .ok_or_else(|| self.error("printed block without a layout"))?
+                .clone();
+            let linear = self.linear_of(v, &layout)?;
+            let offsets = self.thread_offsets(&linear)?;
+            let owner = self.owner_predicate(op, i, v)?;
+            let idx_format = vec!["%u"; linear.shape.len()].join(", ");
+            let format = format!("pid (%u, %u, %u) idx ({idx_format}){prefix}{note}{spec}\n");
+            for (r, coords) in linear.register_coords().iter().enumerate() {
+                let mut args = pids.clone();
+                for (d, &c) in coords.iter().enumerate() {
+                    args.push(self.coord(c, offsets[d])?);
+                }
+                args.push(convert(self, lowered.reg(r))?);
+                self.printf_if(owner, &format, &args)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `tid == 0`.
+    fn is_thread_zero(&mut self) -> Result<Value<'c, 'a>, LowerError> {
+        let (warp, lane) = self.warp_lane()?;
+        let b = self.b;
+        let any = self.mlir(b.binary("arith.ori", warp, lane))?;
+        let zero = self.mlir(b.const_i32(0))?;
+        self.mlir(b.cmpi(crate::body::IntPredicate::Eq, any, zero))
+    }
+
+    fn printf_if(
+        &self,
+        pred: Option<Value<'c, 'a>>,
+        format: &str,
+        args: &[Value<'c, 'a>],
+    ) -> Result<(), LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let attr = StringAttribute::new(ctx, format).into();
+        match pred {
+            None => self.mlir(b.effect("gpu.printf", args, &[("format", attr)])),
+            Some(p) => {
+                let r = b.if_else(
+                    p,
+                    &[],
+                    |then| {
+                        then.effect("gpu.printf", args, &[("format", attr)])?;
+                        Ok(Vec::new())
+                    },
+                    |_| Ok(Vec::new()),
+                );
+                self.mlir(r).map(|_| ())
+            }
+        }
+    }
+
+    /// The printf conversion of `v`'s elements and how to widen one for `vprintf`.
+    #[allow(clippy::type_complexity)]
+    fn print_spec(
+        &self,
+        v: tritonc_ir::Value,
+        hex: bool,
+    ) -> Result<
+        (
+            &'static str,
+            fn(&Self, Value<'c, 'a>) -> Result<Value<'c, 'a>, LowerError>,
+        ),
+        LowerError,
+    > {
+        fn widen_f64<'l, 'c, 'a>(
+            this: &FunctionLowering<'l, 'c, 'a>,
+            x: Value<'c, 'a>,
+        ) -> Result<Value<'c, 'a>, LowerError> {
+            let f64t = Type::float64(this.b.context());
+            this.mlir(this.b.value("arith.extf", &[x], f64t, &[]))
+        }
+        fn keep<'l, 'c, 'a>(
+            _: &FunctionLowering<'l, 'c, 'a>,
+            x: Value<'c, 'a>,
+        ) -> Result<Value<'c, 'a>, LowerError> {
+            Ok(x)
+        }
+        fn sext32<'l, 'c, 'a>(
+            this: &FunctionLowering<'l, 'c, 'a>,
+            x: Value<'c, 'a>,
+        ) -> Result<Value<'c, 'a>, LowerError> {
+            let i32t: Type = IntegerType::new(this.b.context(), 32).into();
+            this.mlir(this.b.value("arith.extsi", &[x], i32t, &[]))
+        }
+        fn zext32<'l, 'c, 'a>(
+            this: &FunctionLowering<'l, 'c, 'a>,
+            x: Value<'c, 'a>,
+        ) -> Result<Value<'c, 'a>, LowerError> {
+            let i32t: Type = IntegerType::new(this.b.context(), 32).into();
+            this.mlir(this.b.value("arith.extui", &[x], i32t, &[]))
+        }
+        fn ptr_bits<'l, 'c, 'a>(
+            this: &FunctionLowering<'l, 'c, 'a>,
+            x: Value<'c, 'a>,
+        ) -> Result<Value<'c, 'a>, LowerError> {
+            let i64t: Type = IntegerType::new(this.b.context(), 64).into();
+            this.mlir(this.b.value("llvm.ptrtoint", &[x], i64t, &[]))
+        }
+        let spec: (
+            &'static str,
+            fn(&Self, Value<'c, 'a>) -> Result<Value<'c, 'a>, LowerError>,
+        ) = match self.func.value_type(v).elem() {
+            Elem::Ptr(_) => ("0x%llx", ptr_bits),
+            Elem::DType(d) => match d {
+                DType::F16 | DType::BF16 | DType::F32 => ("%f", widen_f64),
+                DType::F64 => ("%f", keep),
+                DType::I64 | DType::U64 if hex => ("0x%llx", keep),
+                DType::I64 => ("%lld", keep),
+                DType::U64 => ("%llu", keep),
+                DType::I32 | DType::U32 if hex => ("0x%x", keep),
+                DType::I32 => ("%d", keep),
+                DType::U32 => ("%u", keep),
+                DType::I1 | DType::U8 | DType::U16 => (if hex { "0x%x" } else { "%u" }, zext32),
+                DType::I8 | DType::I16 => (if hex { "0x%x" } else { "%d" }, sext32),
+                other => {
+                    return Err(self.error(format!(
+                        "printing `{other}` is not supported by the NVIDIA back end yet"
+                    )))
+                }
+            },
+        };
+        Ok(spec)
+    }
+}
