@@ -40,6 +40,17 @@ pub trait Transfer {
     fn induction_var(&self, _f: &Function, _for_op: OpId) -> Self::Fact {
         Self::Fact::bottom()
     }
+    /// The fact of loop-carried argument `index` of `for_op` (its initial value joined
+    /// with what the body yields), given whether the body changes it.
+    fn loop_carried(
+        &self,
+        _f: &Function,
+        _for_op: OpId,
+        joined: Self::Fact,
+        _updated: bool,
+    ) -> Self::Fact {
+        joined
+    }
     /// The fact of a block argument the solver does not model (combiner arguments).
     fn opaque(&self) -> Self::Fact {
         Self::Fact::bottom()
@@ -96,7 +107,8 @@ pub fn solve<T: Transfer>(f: &Function, t: &T) -> Facts<T::Fact> {
                     for (i, &arg) in args.iter().skip(1).enumerate() {
                         let init = data.operands().get(3 + i).map(|&v| facts.get(v).clone());
                         let back = yielded.get(i).map(|&v| facts.get(v).clone());
-                        let fact = join_opt(init, back);
+                        let updated = yielded.get(i).is_some_and(|&y| y != arg);
+                        let fact = t.loop_carried(f, op, join_opt(init, back), updated);
                         changed |= facts.set(arg, fact.clone());
                         if let Some(&r) = data.results().get(i) {
                             changed |= facts.set(r, fact);

@@ -278,6 +278,29 @@ impl Transfer for ShapeAnalysis {
         }
     }
 
+    fn loop_carried(
+        &self,
+        f: &Function,
+        for_op: OpId,
+        joined: ShapeFact,
+        updated: bool,
+    ) -> ShapeFact {
+        // A scalar the body changes on every trip of a loop over a runtime count
+        // (`i_t += 1` in `for _ in range(NT)`) walks the tensor like an induction variable.
+        let ub = f.op(for_op).operands().get(1).copied();
+        let runtime_bound = ub.is_some_and(|ub| super::constant_of(f, ub).is_none());
+        if updated && runtime_bound && joined.dims.is_empty() {
+            ShapeFact {
+                tile: Tile::Tiling,
+                step: None,
+                looped: true,
+                ..joined
+            }
+        } else {
+            joined
+        }
+    }
+
     fn transfer(&self, f: &Function, op: OpId, facts: &Facts<ShapeFact>) -> Vec<ShapeFact> {
         let data = f.op(op);
         let operands: Vec<&ShapeFact> = data.operands().iter().map(|&v| facts.get(v)).collect();
