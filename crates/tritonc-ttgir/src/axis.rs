@@ -10,6 +10,8 @@
 //!
 //! Scalars are treated as rank-1 values of extent 1, as in Triton.
 
+use std::collections::HashMap;
+
 use tritonc_ir::{BinaryOp, CastOp, CmpIPredicate, ConstValue, Function, OpKind, Type, Value};
 
 /// The largest divisibility tracked (Triton's cap; the divisor of 0).
@@ -68,6 +70,49 @@ fn gcd(a: u64, b: u64) -> u64 {
     a
 }
 
+/// What holds for both `a` and `b` (Triton's join of loop-carried facts).
+fn join(a: &AxisInfo, b: &AxisInfo) -> AxisInfo {
+    if a.rank() != b.rank() {
+        return AxisInfo::pessimistic(a.rank());
+    }
+    let both = |x: &[u64], y: &[u64]| -> Vec<u64> {
+        x.iter().zip(y).map(|(&p, &q)| gcd(p, q).max(1)).collect()
+    };
+    AxisInfo {
+        contiguity: both(&a.contiguity, &b.contiguity),
+        divisibility: both(&a.divisibility, &b.divisibility),
+        constancy: both(&a.constancy, &b.constancy),
+        constant: if a.constant == b.constant {
+            a.constant
+        } else {
+            None
+        },
+    }
+}
+
+/// `(carried body argument, value yielded for it)` of every `scf.for`.
+fn carried_pairs(func: &Function) -> Vec<(Value, Value)> {
+    let mut out = Vec::new();
+    for op in func.walk() {
+        if !matches!(func.kind(op), OpKind::For) {
+            continue;
+        }
+        let Some(body) = func.region_entry(op, 0) else {
+            continue;
+        };
+        let Some(&term) = func.block(body).ops().last() else {
+            continue;
+        };
+        let args = func.block(body).args();
+        for (i, &y) in func.op(term).operands().iter().enumerate() {
+            if let Some(&arg) = args.get(i + 1) {
+                out.push((arg, y));
+            }
+        }
+    }
+    out
+}
+
 fn mul_div(a: u64, b: u64) -> u64 {
     a.saturating_mul(b).min(MAX_DIVISIBILITY)
 }
@@ -98,6 +143,35 @@ impl AxisAnalysis {
     /// Runs the analysis over `func` (ops in program order; region arguments get the
     /// pessimistic fact).
     pub fn run(func: &Function) -> Self {
+        // Loop-carried values start from their inits and are joined with what the loop
+        // yields until nothing changes (Triton's fixpoint); a few rounds settle every
+        // real loop, and a value still changing after them is taken as unknown.
+        const ROUNDS: usize = 4;
+        let mut seeds: HashMap<Value, AxisInfo> = HashMap::new();
+        for round in 0..=ROUNDS {
+            let this = Self::run_once(func, &seeds);
+            let mut changed = false;
+            for (arg, yielded) in carried_pairs(func) {
+                let current = this.get(arg);
+                let joined = join(&current, &this.get(yielded));
+                if joined != current {
+                    changed = true;
+                    let settled = if round == ROUNDS {
+                        AxisInfo::pessimistic(current.rank())
+                    } else {
+                        joined
+                    };
+                    seeds.insert(arg, settled);
+                }
+            }
+            if !changed {
+                return this;
+            }
+        }
+        Self::run_once(func, &seeds)
+    }
+
+    fn run_once(func: &Function, seeds: &HashMap<Value, AxisInfo>) -> Self {
         let mut this = AxisAnalysis {
             infos: vec![None; func.num_values()],
         };
@@ -118,22 +192,42 @@ impl AxisAnalysis {
                     }
                 }
             }
-            // A loop's induction variable is `lb + k * step`: divisible by what divides
-            // both (Triton's rule), so `iv + arange` stays aligned.
-            if matches!(func.kind(op), OpKind::For) {
-                if let Some(body) = func.region_entry(op, 0) {
-                    if let Some(&iv) = func.block(body).args().first() {
-                        let lb = this.info(func, data.operands()[0]);
-                        let step = this.info(func, data.operands()[2]);
-                        let mut info = AxisInfo::pessimistic(1);
-                        info.divisibility[0] = gcd(lb.divisibility[0], step.divisibility[0]).max(1);
-                        this.infos[iv.index()] = Some(info);
-                    }
-                }
-            }
             for (i, &res) in data.results().iter().enumerate() {
                 let info = this.transfer(func, op, i);
                 this.infos[res.index()] = Some(info);
+            }
+            if !matches!(func.kind(op), OpKind::For) {
+                continue;
+            }
+            let Some(body) = func.region_entry(op, 0) else {
+                continue;
+            };
+            let args = func.block(body).args();
+            // A loop's induction variable is `lb + k * step`: divisible by what divides
+            // both (Triton's rule), so `iv + arange` stays aligned.
+            if let Some(&iv) = args.first() {
+                let lb = this.info(func, data.operands()[0]);
+                let step = this.info(func, data.operands()[2]);
+                let mut info = AxisInfo::pessimistic(1);
+                info.divisibility[0] = gcd(lb.divisibility[0], step.divisibility[0]).max(1);
+                this.infos[iv.index()] = Some(info);
+            }
+            // Carried values (and the loop's results): the init's facts, joined with the
+            // yields' by `run`.
+            for (i, &arg) in args.iter().enumerate().skip(1) {
+                let Some(&init) = data.operands().get(2 + i) else {
+                    continue;
+                };
+                let info = seeds
+                    .get(&arg)
+                    .cloned()
+                    .unwrap_or_else(|| this.info(func, init));
+                if info.rank() == shape_of(func.value_type(arg)).len() {
+                    this.infos[arg.index()] = Some(info.clone());
+                    if let Some(&r) = data.results().get(i - 1) {
+                        this.infos[r.index()] = Some(info);
+                    }
+                }
             }
         }
         this

@@ -326,6 +326,9 @@ fn loops_scans_and_dots_lower_to_the_expected_instructions() {
             k.ptx
         );
         assert!(!k.ptx.contains(".extern .func"), "libdevice is linked");
+        // The pointer blocks carried by the k loop keep their axis facts (init joined
+        // with `ptrs + BLOCK_K * stride`): 128-bit loads of A and B.
+        assert!(k.ptx.contains("ld.global.v4.b32"), "{}", k.ptx);
     }
 }
 
