@@ -24,14 +24,16 @@ pub struct VerifyConfig {
     pub dtypes: Vec<DType>,
     /// Stage 3's sizes not divisible by any power-of-two block (default 127 and 33).
     pub edge_sizes: Vec<usize>,
-    /// Stage 3: run the size variants at all (`false` when the kernel needs its sizes).
-    pub vary_sizes: bool,
+    /// Stage 3: which literal dims the size variants may change.
+    pub vary_sizes: SizeVariation,
     /// Stage 4's runs (default 10).
     pub runs: usize,
     /// Stage 5's launches (default 200).
     pub stress_iterations: usize,
     /// Stage 5: how much device memory use may grow over the launches, in bytes.
     pub stress_memory_slack: u64,
+    /// Where the `[verify]` table is (`None` without one), for errors found later.
+    pub span: Option<Span>,
 }
 
 impl Default for VerifyConfig {
@@ -42,11 +44,91 @@ impl Default for VerifyConfig {
             rtol: None,
             dtypes: vec![DType::F16, DType::BF16, DType::F32],
             edge_sizes: vec![127, 33],
-            vary_sizes: true,
+            vary_sizes: SizeVariation::Every,
             runs: 10,
             stress_iterations: 200,
             stress_memory_slack: 1 << 20,
+            span: None,
         }
+    }
+}
+
+/// Which literal dims of a spec stage 3's size variants may change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SizeVariation {
+    /// Every literal dim above 1 (`vary_sizes = true`, the default).
+    Every,
+    /// None: the kernel needs the spec's sizes (`vary_sizes = false`).
+    Off,
+    /// Only these (`vary_sizes = ["q.shape[2]"]`): the kernel needs the others, e.g. a
+    /// head dim that sizes a `tl.arange` or a dot's K.
+    Only(Vec<DimRef>),
+}
+
+impl SizeVariation {
+    /// Whether dim `dim` of tensor `tensor` may change.
+    pub fn allows(&self, tensor: &str, dim: usize) -> bool {
+        match self {
+            SizeVariation::Every => true,
+            SizeVariation::Off => false,
+            SizeVariation::Only(dims) => dims.iter().any(|d| d.tensor == tensor && d.dim == dim),
+        }
+    }
+}
+
+/// One dim of one spec tensor, written `x.shape[1]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DimRef {
+    /// The tensor's name.
+    pub tensor: String,
+    /// The dim's position.
+    pub dim: usize,
+}
+
+impl DimRef {
+    /// Parses `NAME.shape[I]`.
+    pub fn parse(text: &str) -> Option<DimRef> {
+        let (tensor, rest) = text.trim().split_once(".shape[")?;
+        let dim = rest.strip_suffix(']')?.trim().parse().ok()?;
+        let tensor = tensor.trim();
+        let ident = !tensor.is_empty()
+            && tensor.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !tensor.starts_with(|c: char| c.is_ascii_digit());
+        ident.then(|| DimRef {
+            tensor: tensor.to_string(),
+            dim,
+        })
+    }
+}
+
+impl std::fmt::Display for DimRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.shape[{}]", self.tensor, self.dim)
+    }
+}
+
+/// `vary_sizes = true | false | ["x.shape[0]", …]`.
+fn parse_vary_sizes(v: &toml::Value) -> Result<SizeVariation, String> {
+    const FORM: &str =
+        "`vary_sizes` must be true, false or a list of the dims that may vary (\"x.shape[0]\")";
+    match v {
+        toml::Value::Boolean(true) => Ok(SizeVariation::Every),
+        toml::Value::Boolean(false) => Ok(SizeVariation::Off),
+        toml::Value::Array(items) => {
+            let dims = items
+                .iter()
+                .map(|d| match d.as_str().map(DimRef::parse) {
+                    Some(Some(r)) => Ok(r),
+                    _ => Err(format!("{FORM}; `{d}` is not `NAME.shape[I]`")),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(if dims.is_empty() {
+                SizeVariation::Off
+            } else {
+                SizeVariation::Only(dims)
+            })
+        }
+        _ => Err(FORM.into()),
     }
 }
 
@@ -113,7 +195,15 @@ pub fn split_verify_table(
     let Some(toml::Value::Table(t)) = doc.get("verify") else {
         return Err(error("`[verify]` must be a table".into()));
     };
-    parse_config(t).map(|c| (masked, c)).map_err(error)
+    parse_config(t)
+        .map(|c| {
+            let c = VerifyConfig {
+                span: Some(span),
+                ..c
+            };
+            (masked, c)
+        })
+        .map_err(error)
 }
 
 /// Reads the `[verify]` keys.
@@ -134,16 +224,12 @@ fn parse_config(t: &toml::Table) -> Result<VerifyConfig, String> {
             }
         };
         match k.as_str() {
-            "deterministic" | "vary_sizes" => {
-                let b = v
+            "deterministic" => {
+                c.deterministic = v
                     .as_bool()
                     .ok_or_else(|| format!("`{k}` must be true or false"))?;
-                if k == "deterministic" {
-                    c.deterministic = b;
-                } else {
-                    c.vary_sizes = b;
-                }
             }
+            "vary_sizes" => c.vary_sizes = parse_vary_sizes(v)?,
             "atol" => c.atol = Some(number(v)?),
             "rtol" => c.rtol = Some(number(v)?),
             "runs" => c.runs = count(v)?.max(2),
@@ -220,5 +306,39 @@ mod tests {
         let bad = "[verify]\ndtypes = [\"int32\"]\n";
         let errs = split_verify_table(bad, FileId(0)).expect_err("not a float dtype");
         assert!(errs[0].message.contains("not a float dtype"));
+    }
+
+    #[test]
+    fn vary_sizes_takes_a_flag_or_the_dims_that_may_vary() {
+        let cfg = |v: &str| {
+            split_verify_table(&format!("[verify]\nvary_sizes = {v}\n"), FileId(0))
+                .map(|(_, c)| c.vary_sizes)
+        };
+        assert_eq!(cfg("true").expect("valid"), SizeVariation::Every);
+        assert_eq!(cfg("false").expect("valid"), SizeVariation::Off);
+        assert_eq!(cfg("[]").expect("valid"), SizeVariation::Off);
+        let only = cfg(r#"["q.shape[2]", "k_cache.shape[0]"]"#).expect("valid");
+        assert_eq!(
+            only,
+            SizeVariation::Only(vec![
+                DimRef {
+                    tensor: "q".into(),
+                    dim: 2
+                },
+                DimRef {
+                    tensor: "k_cache".into(),
+                    dim: 0
+                },
+            ])
+        );
+        assert!(only.allows("q", 2) && !only.allows("q", 3) && !only.allows("k", 2));
+        for bad in [r#"["q"]"#, r#"["q.shape[x]"]"#, r#"[".shape[0]"]"#, "3"] {
+            let e = cfg(bad).expect_err(bad);
+            assert!(
+                e[0].message.contains("vary_sizes"),
+                "{bad}: {}",
+                e[0].message
+            );
+        }
     }
 }

@@ -14,7 +14,7 @@ use tritonc_ir::DType;
 use tritonc_spec::parse::{ExprValue, Init, Specials};
 use tritonc_spec::LaunchSpec;
 
-use crate::config::VerifyConfig;
+use crate::config::{SizeVariation, VerifyConfig};
 
 /// The five stages, in protocol order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -116,6 +116,12 @@ pub enum CaseKind {
     Stress {
         /// Launches.
         iterations: usize,
+    },
+    /// Nothing runs: the variant does not apply to this spec (a size variant when the
+    /// spec has no free dim that makes it). Shown in the stage's table with the reason.
+    NotApplicable {
+        /// Why.
+        reason: String,
     },
 }
 
@@ -235,41 +241,67 @@ fn plan_edge_cases(
         .iter()
         .find(|t| matches!(t.init, Init::Npy(_)))
         .map(|t| format!("`{}` is read from a .npy file of fixed shape", t.name));
-    let size_reason = match (&fixed, config.vary_sizes, has_literal_dims(spec)) {
+    let free = &config.vary_sizes;
+    let size_reason = match (&fixed, free, has_free_dims(spec, free)) {
         (Some(why), _, _) => Some(why.clone()),
-        (None, false, _) => Some("`vary_sizes = false` in `[verify]`".to_string()),
-        (None, true, false) => Some("the spec has no literal dims to vary".to_string()),
-        (None, true, true) => None,
-    };
-    match size_reason {
-        Some(reason) => skipped.push(Skipped {
-            stage,
-            label: "other sizes".into(),
-            reason,
-        }),
-        None => {
-            let mut seen = vec![spec.clone()];
-            let mut push = |label: String, s: LaunchSpec| {
-                if seen.contains(&s) {
-                    return;
-                }
-                seen.push(s.clone());
-                cases.push(Case {
-                    stage,
-                    label,
-                    spec: s,
-                    kind: compare.clone(),
-                });
-            };
-            for &n in &config.edge_sizes {
-                push(format!("sizes {n}"), with_dims(spec, |_, _, _| n));
-            }
-            push("1×1".into(), with_dims(spec, |_, _, _| 1));
-            push(
-                "1×N".into(),
-                with_dims(spec, |pos, rank, v| if pos + 1 < rank { 1 } else { v }),
-            );
+        (None, SizeVariation::Off, _) => Some("`vary_sizes = false` in `[verify]`".to_string()),
+        (None, SizeVariation::Every, false) => {
+            Some("the spec has no literal dim above 1 to vary".to_string())
         }
+        (None, SizeVariation::Only(_), false) => {
+            Some("no dim listed in `vary_sizes` is a literal dim above 1".to_string())
+        }
+        (None, _, true) => None,
+    };
+    let mut variants: Vec<(String, LaunchSpec)> = config
+        .edge_sizes
+        .iter()
+        .map(|&n| (format!("sizes {n}"), with_dims(spec, free, |_, _, _| n)))
+        .collect();
+    variants.push(("1×1".into(), with_dims(spec, free, |_, _, _| 1)));
+    variants.push((
+        "1×N".into(),
+        with_dims(
+            spec,
+            free,
+            |pos, rank, v| if pos + 1 < rank { 1 } else { v },
+        ),
+    ));
+    // A variant the spec's free dims cannot make (or make only as an earlier one) is
+    // reported as not applicable, with the reason, in the stage's table.
+    let mut seen: Vec<(&str, &LaunchSpec)> = vec![("the spec as written", spec)];
+    for (label, s) in &variants {
+        let reason = match (&size_reason, seen.iter().find(|(_, e)| *e == s)) {
+            (Some(why), _) => Some(why.clone()),
+            (None, Some((same, _))) => Some(format!(
+                "the spec has no free dim for it: {} leave{} it the same launch as {}",
+                free_dims_phrase(spec, free),
+                if free_dim_count(spec, free) == 1 {
+                    "s"
+                } else {
+                    ""
+                },
+                if same.starts_with("the spec") {
+                    same.to_string()
+                } else {
+                    format!("`{same}`")
+                }
+            )),
+            (None, None) => None,
+        };
+        let kind = match reason {
+            Some(reason) => CaseKind::NotApplicable { reason },
+            None => {
+                seen.push((label, s));
+                compare.clone()
+            }
+        };
+        cases.push(Case {
+            stage,
+            label: label.clone(),
+            spec: s.clone(),
+            kind,
+        });
     }
     let inputs: Vec<usize> = (0..spec.tensors.len())
         .filter(|&i| !spec.tensors[i].output)
@@ -353,26 +385,86 @@ pub fn with_dtype(spec: &LaunchSpec, from: DType, to: DType) -> LaunchSpec {
     s
 }
 
-/// Whether any tensor has a literal dim.
-fn has_literal_dims(spec: &LaunchSpec) -> bool {
-    spec.tensors
-        .iter()
-        .any(|t| t.shape.iter().any(|e| matches!(e.value, ExprValue::Int(_))))
+/// The literal dims above 1 that `free` lets vary, as `x.shape[0]`.
+fn free_dims(spec: &LaunchSpec, free: &SizeVariation) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in &spec.tensors {
+        for (pos, e) in t.shape.iter().enumerate() {
+            if matches!(e.value, ExprValue::Int(v) if v > 1) && free.allows(&t.name, pos) {
+                out.push(format!("{}.shape[{pos}]", t.name));
+            }
+        }
+    }
+    out
 }
 
-/// `spec` with every literal dim replaced by `f(position, rank, value)`; a dim of 1
-/// stays 1 (it is a broadcast or a deliberate singleton). Only tensors whose shape is
-/// all literals are changed.
-pub fn with_dims(spec: &LaunchSpec, f: impl Fn(usize, usize, usize) -> usize) -> LaunchSpec {
+fn has_free_dims(spec: &LaunchSpec, free: &SizeVariation) -> bool {
+    free_dim_count(spec, free) > 0
+}
+
+fn free_dim_count(spec: &LaunchSpec, free: &SizeVariation) -> usize {
+    free_dims(spec, free).len()
+}
+
+/// "its free dims (`q.shape[1]`, `q.shape[2]`)" for a not-applicable reason.
+fn free_dims_phrase(spec: &LaunchSpec, free: &SizeVariation) -> String {
+    let dims: Vec<String> = free_dims(spec, free)
+        .into_iter()
+        .map(|d| format!("`{d}`"))
+        .collect();
+    match dims.as_slice() {
+        [one] => format!("its only free dim, {one},"),
+        _ => format!("its free dims ({})", dims.join(", ")),
+    }
+}
+
+/// Checks that every dim `vary_sizes` lists is a literal dim of the spec: a name that
+/// matches nothing would silently vary less than the spec says.
+pub fn check_vary_sizes(spec: &LaunchSpec, config: &VerifyConfig) -> Result<(), String> {
+    let SizeVariation::Only(dims) = &config.vary_sizes else {
+        return Ok(());
+    };
+    for d in dims {
+        let Some(t) = spec.tensors.iter().find(|t| t.name == d.tensor) else {
+            return Err(format!(
+                "`vary_sizes` names `{d}`, but the spec has no tensor `{}`",
+                d.tensor
+            ));
+        };
+        match t.shape.get(d.dim).map(|e| &e.value) {
+            Some(ExprValue::Int(_)) => {}
+            Some(_) => {
+                return Err(format!(
+                    "`vary_sizes` names `{d}`, which is an expression: it follows the dims \
+                     it is written in; list those instead"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "`vary_sizes` names `{d}`, but `{}` has {} dim(s)",
+                    t.name,
+                    t.shape.len()
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `spec` with every literal dim that `free` allows replaced by `f(position, rank,
+/// value)`; a dim of 1 stays 1 (it is a broadcast or a deliberate singleton). Dims
+/// written as expressions follow the literals they name.
+pub fn with_dims(
+    spec: &LaunchSpec,
+    free: &SizeVariation,
+    f: impl Fn(usize, usize, usize) -> usize,
+) -> LaunchSpec {
     let mut s = spec.clone();
     for t in &mut s.tensors {
         let rank = t.shape.len();
-        if !t.shape.iter().all(|e| matches!(e.value, ExprValue::Int(_))) {
-            continue;
-        }
         for (pos, e) in t.shape.iter_mut().enumerate() {
             if let ExprValue::Int(v) = e.value {
-                if v > 1 {
+                if v > 1 && free.allows(&t.name, pos) {
                     e.value = ExprValue::Int(f(pos, rank, v as usize) as i64);
                 }
             }
@@ -439,12 +531,18 @@ x = "x"
     #[test]
     fn size_variants_keep_equal_dims_equal_and_leave_expressions_alone() {
         let s = spec(NORM);
-        let odd = with_dims(&s, |_, _, _| 127);
+        let odd = with_dims(&s, &SizeVariation::Every, |_, _, _| 127);
         assert_eq!(dims(&odd, "x"), vec![127, 127]);
         assert_eq!(dims(&odd, "w"), vec![127]);
         // Derived shapes stay expressions.
         assert_eq!(dims(&odd, "y"), vec![-1]);
-        let row = with_dims(&s, |pos, rank, v| if pos + 1 < rank { 1 } else { v });
+        let row = with_dims(&s, &SizeVariation::Every, |pos, rank, v| {
+            if pos + 1 < rank {
+                1
+            } else {
+                v
+            }
+        });
         assert_eq!(dims(&row, "x"), vec![1, 4096]);
         assert_eq!(dims(&row, "w"), vec![4096]);
     }
@@ -502,11 +600,130 @@ x = "x"
             &VerifyConfig::default(),
             &[Stage::EdgeCases, Stage::Dtypes],
         );
-        let labels: Vec<&str> = p.cases.iter().map(|c| c.label.as_str()).collect();
-        assert!(labels.contains(&"1×1"));
-        assert!(!labels.contains(&"1×N"), "{labels:?}");
+        let kind = |label: &str| {
+            p.cases
+                .iter()
+                .find(|c| c.label == label)
+                .map(|c| c.kind.clone())
+                .unwrap_or_else(|| panic!("no case `{label}`"))
+        };
+        assert!(matches!(kind("1×1"), CaseKind::Compare { .. }));
+        // 1×N of a 1-D spec is the spec itself: shown as not applicable, not dropped.
+        match kind("1×N") {
+            CaseKind::NotApplicable { reason } => {
+                assert!(reason.contains("no free dim"), "{reason}");
+                assert!(reason.contains("the spec as written"), "{reason}");
+            }
+            other => panic!("1×N: {other:?}"),
+        }
         // Integer-only specs have no float sweep and no inf/NaN case.
         assert!(p.skipped.iter().any(|k| k.stage == Stage::Dtypes));
         assert!(p.skipped.iter().any(|k| k.label == "inf/NaN inputs"));
+    }
+
+    const ROPE: &str = r#"
+kernel = "k.py"
+grid = ["q.shape[0]"]
+[tensors.q]
+shape = [64, 12, 128]
+dtype = "float16"
+init = "randn"
+[tensors.cos]
+shape = ["q.shape[0]", "q.shape[2] // 2"]
+dtype = "float32"
+[args]
+q = "q"
+"#;
+
+    fn only(dims: &[&str]) -> SizeVariation {
+        SizeVariation::Only(
+            dims.iter()
+                .map(|d| crate::config::DimRef::parse(d).expect("a dim"))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn vary_sizes_keeps_the_dims_it_does_not_list() {
+        let s = spec(ROPE);
+        let free = only(&["q.shape[0]", "q.shape[1]"]);
+        assert_eq!(
+            dims(&with_dims(&s, &free, |_, _, _| 127), "q"),
+            vec![127, 127, 128]
+        );
+        assert_eq!(
+            dims(&with_dims(&s, &free, |_, _, _| 1), "q"),
+            vec![1, 1, 128]
+        );
+        // Mixed shapes vary their literal dims too (an expression follows its roots).
+        let m = spec(&NORM.replace("shape = [4096]", "shape = [\"x.shape[0]\", 4096]"));
+        assert_eq!(
+            dims(&with_dims(&m, &SizeVariation::Every, |_, _, _| 33), "w"),
+            vec![-1, 33]
+        );
+        assert_eq!(
+            dims(&with_dims(&s, &SizeVariation::Off, |_, _, _| 33), "q"),
+            vec![64, 12, 128]
+        );
+    }
+
+    #[test]
+    fn a_size_variant_the_free_dims_cannot_make_is_not_applicable_with_the_reason() {
+        let s = spec(ROPE);
+        let config = VerifyConfig {
+            vary_sizes: only(&["q.shape[0]", "q.shape[1]"]),
+            ..VerifyConfig::default()
+        };
+        let p = plan(&s, &config, &[Stage::EdgeCases]);
+        let by_label = |l: &str| p.cases.iter().find(|c| c.label == l).expect(l);
+        for l in ["sizes 127", "sizes 33", "1×1"] {
+            assert!(
+                matches!(by_label(l).kind, CaseKind::Compare { .. }),
+                "{l} runs"
+            );
+        }
+        // All but the last dim 1, the last dim fixed: the same launch as 1×1.
+        match &by_label("1×N").kind {
+            CaseKind::NotApplicable { reason } => {
+                assert!(reason.contains("`q.shape[0]`, `q.shape[1]`"), "{reason}");
+                assert!(reason.contains("`1×1`"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+
+        // Without free dims every size variant is a visible not-applicable case.
+        let off = VerifyConfig {
+            vary_sizes: SizeVariation::Off,
+            ..VerifyConfig::default()
+        };
+        let p = plan(&s, &off, &[Stage::EdgeCases]);
+        let na: Vec<&str> = p
+            .cases
+            .iter()
+            .filter_map(|c| match &c.kind {
+                CaseKind::NotApplicable { reason } => {
+                    assert!(reason.contains("vary_sizes = false"), "{reason}");
+                    Some(c.label.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(na, vec!["sizes 127", "sizes 33", "1×1", "1×N"]);
+    }
+
+    #[test]
+    fn vary_sizes_must_name_literal_dims_of_the_spec() {
+        let s = spec(ROPE);
+        let with = |dims: &[&str]| VerifyConfig {
+            vary_sizes: only(dims),
+            ..VerifyConfig::default()
+        };
+        assert!(check_vary_sizes(&s, &with(&["q.shape[2]"])).is_ok());
+        let e = check_vary_sizes(&s, &with(&["k.shape[0]"])).expect_err("no tensor k");
+        assert!(e.contains("no tensor `k`"), "{e}");
+        let e = check_vary_sizes(&s, &with(&["q.shape[3]"])).expect_err("rank 3");
+        assert!(e.contains("3 dim(s)"), "{e}");
+        let e = check_vary_sizes(&s, &with(&["cos.shape[0]"])).expect_err("an expression");
+        assert!(e.contains("expression"), "{e}");
     }
 }

@@ -19,8 +19,11 @@ pub struct Check {
     pub output: String,
     /// The reference (`interpreter`, `y_ref.npy`, `run 1`, `triton`).
     pub against: String,
-    /// Whether it passed.
+    /// Whether it passed (a check that does not apply does not fail).
     pub passed: bool,
+    /// Whether nothing ran because the case does not apply to the spec (`note` says why).
+    #[serde(default)]
+    pub not_applicable: bool,
     /// The comparison, when values were compared.
     pub comparison: Option<Comparison>,
     /// The tolerance used (`exact`, or `atol … rtol …`).
@@ -45,6 +48,7 @@ impl Check {
             output: output.into(),
             against: against.into(),
             passed: comparison.passed(),
+            not_applicable: false,
             comparison: Some(comparison),
             tolerance: Some(tolerance),
             note: None,
@@ -66,9 +70,19 @@ impl Check {
             output: output.into(),
             against: against.into(),
             passed,
+            not_applicable: false,
             comparison: None,
             tolerance: None,
             note: Some(note.into()),
+        }
+    }
+
+    /// A case that does not apply to the spec, with the reason: a row of its own, so
+    /// that nothing is left out silently.
+    pub fn not_applicable(stage: Stage, case: &str, reason: impl Into<String>) -> Check {
+        Check {
+            not_applicable: true,
+            ..Check::outcome(stage, case, "-", "-", true, reason)
         }
     }
 
@@ -152,6 +166,7 @@ impl VerifyReport {
                     None => ("-".into(), "-".into(), "-".into(), "-".into(), "-".into()),
                 };
                 let result = match (&c.comparison, c.passed) {
+                    _ if c.not_applicable => "n/a".to_string(),
                     (_, true) => "pass".to_string(),
                     (Some(cmp), false) => format!("FAIL ({}/{})", cmp.mismatches, cmp.numel),
                     (None, false) => "FAIL".to_string(),
@@ -179,7 +194,9 @@ impl VerifyReport {
                 if let Some(n) = &c.note {
                     notes.push(n.clone());
                 }
-                if !notes.is_empty() {
+                if c.not_applicable {
+                    let _ = writeln!(out, "  not applicable: {}: {}", c.case, notes.join("; "));
+                } else if !notes.is_empty() {
                     let _ = writeln!(
                         out,
                         "  note: {} / {}: {}",
@@ -194,12 +211,18 @@ impl VerifyReport {
             }
         }
         let failed = self.checks.iter().filter(|c| !c.passed).count();
+        let not_applicable = self.checks.iter().filter(|c| c.not_applicable).count();
         let _ = writeln!(
             out,
-            "\n{}: {} checks, {} failed{}",
+            "\n{}: {} checks, {} failed{}{}",
             if self.passed { "PASS" } else { "FAIL" },
             self.checks.len(),
             failed,
+            if not_applicable > 0 {
+                format!(", {not_applicable} not applicable")
+            } else {
+                String::new()
+            },
             match self.failed_stages().as_slice() {
                 [] => String::new(),
                 s => format!(

@@ -24,8 +24,26 @@ use crate::tolerance::{analyze, derive};
 use crate::verify::VerifySpec;
 
 /// The script run under upstream Triton; it reads `launch.json` in its directory.
+///
+/// It launches the `JITFunction` itself, unwrapping `@triton.autotune` and
+/// `@triton.heuristics`: the spec fixes every constexpr and `num_warps`, and the
+/// autotuner would otherwise benchmark its own configs (and refuse the spec's values as
+/// conflicting). `num_stages` is passed when the launch has one (Triton's default, 3,
+/// otherwise). With `TRITONC_AGAINST_TRITON_DRY_RUN` set it prints the kernel it would
+/// launch and the options, and stops before needing PyTorch or a GPU.
 pub const SCRIPT: &str = r#"import importlib.util, json, os, sys
-import torch
+import triton
+
+
+def launchable(k):
+    """The JITFunction under any @triton.autotune / @triton.heuristics wrappers: the
+    spec names one config, so Triton must neither benchmark others nor fill in its own."""
+    while not isinstance(k, triton.runtime.JITFunction):
+        if not hasattr(k, "fn"):
+            raise TypeError(f"{cfg['kernel']} is a {type(k).__name__}, not a Triton kernel")
+        k = k.fn
+    return k
+
 
 here = os.path.dirname(os.path.abspath(__file__))
 cfg = json.load(open(os.path.join(here, "launch.json")))
@@ -33,7 +51,15 @@ spec = importlib.util.spec_from_file_location("kernel_module", cfg["kernel_path"
 module = importlib.util.module_from_spec(spec)
 sys.path.insert(0, os.path.dirname(cfg["kernel_path"]))
 spec.loader.exec_module(module)
-kernel = getattr(module, cfg["kernel"])
+kernel = launchable(getattr(module, cfg["kernel"]))
+options = {"num_warps": cfg["num_warps"]}
+if cfg.get("num_stages") is not None:
+    options["num_stages"] = cfg["num_stages"]
+if os.environ.get("TRITONC_AGAINST_TRITON_DRY_RUN"):
+    print(json.dumps({"kernel": type(kernel).__name__, "name": kernel.__name__, "options": options}))
+    sys.exit(0)
+import torch
+
 dtypes = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
           "fp64": torch.float64, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
           "i64": torch.int64, "u8": torch.uint8, "i1": torch.bool}
@@ -50,7 +76,7 @@ for a in cfg["args"]:
             outputs.append((a["tensor"], kwargs[a["name"]]))
     else:
         kwargs[a["name"]] = a["value"]
-kernel[tuple(cfg["grid"])](**kwargs, num_warps=cfg["num_warps"])
+kernel[tuple(cfg["grid"])](**kwargs, **options)
 torch.cuda.synchronize()
 for name, t in outputs:
     t.double().contiguous().cpu().numpy().tofile(os.path.join(here, f"out_{name}.bin"))
@@ -118,7 +144,7 @@ pub fn launch_json(case: &PreparedCase) -> Result<String, String> {
     let mut out = String::new();
     let _ = write!(
         out,
-        "{{\"kernel_path\": {:?}, \"kernel\": {:?}, \"grid\": {:?}, \"num_warps\": {}, \"buffers\": [{}], \"args\": [{}]}}",
+        "{{\"kernel_path\": {:?}, \"kernel\": {:?}, \"grid\": {:?}, \"num_warps\": {}, \"num_stages\": null, \"buffers\": [{}], \"args\": [{}]}}",
         std::fs::canonicalize(&l.kernel_path)
             .unwrap_or_else(|_| l.kernel_path.clone())
             .display()
@@ -208,4 +234,133 @@ pub fn compare_with_triton(
     }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(checks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn examples() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+    }
+
+    #[test]
+    fn the_script_launches_the_unwrapped_jit_function_with_the_spec_options() {
+        // The autotuner must not see the launch: unwrap to the JITFunction first.
+        assert!(SCRIPT.contains("while not isinstance(k, triton.runtime.JITFunction):"));
+        assert!(SCRIPT.contains("k = k.fn"));
+        assert!(SCRIPT.contains("kernel = launchable(getattr(module, cfg[\"kernel\"]))"));
+        // One launch, with exactly the spec's options.
+        assert_eq!(SCRIPT.matches("kernel[").count(), 1);
+        assert!(SCRIPT.contains("kernel[tuple(cfg[\"grid\"])](**kwargs, **options)"));
+        assert!(SCRIPT.contains("options = {\"num_warps\": cfg[\"num_warps\"]}"));
+        assert!(SCRIPT.contains("options[\"num_stages\"] = cfg[\"num_stages\"]"));
+    }
+
+    /// Runs the script's kernel resolution under the installed Triton (no GPU needed);
+    /// `None` when there is no `python3` with Triton here.
+    fn dry_run(launch: &str, name: &str) -> Option<String> {
+        let has_triton = Command::new("python3")
+            .args(["-c", "import triton"])
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false);
+        if !has_triton {
+            eprintln!("no python3 with triton: the script's dry run is not exercised");
+            return None;
+        }
+        let dir = std::env::temp_dir().join(format!(
+            "tritonc-verify-dry-run-{name}-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir is writable");
+        std::fs::write(dir.join("launch.json"), launch).expect("temp dir is writable");
+        std::fs::write(dir.join("against_triton.py"), SCRIPT).expect("temp dir is writable");
+        let out = Command::new("python3")
+            .arg(dir.join("against_triton.py"))
+            .env("TRITONC_AGAINST_TRITON_DRY_RUN", "1")
+            .output()
+            .expect("python3 ran a moment ago");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    #[test]
+    fn an_autotuned_kernel_resolves_to_its_jit_function_under_triton() {
+        let path = examples().join("matmul.toml");
+        let mut sources = SourceMap::new();
+        let input = crate::verify::load_spec(&path, &mut sources).expect("matmul.toml loads");
+        let case =
+            PreparedCase::prepare(&input.spec, &path, &mut sources).expect("matmul.toml prepares");
+        let launch = launch_json(&case).expect("launch.json");
+        // The spec's config travels as constexpr arguments.
+        for c in [
+            r#""name": "BLOCK_M", "kind": "constexpr", "value": 64"#,
+            r#""name": "BLOCK_K", "kind": "constexpr", "value": 32"#,
+            r#""num_warps": 4"#,
+        ] {
+            assert!(launch.contains(c), "{c} in {launch}");
+        }
+        // The kernel's module imports torch, which the dry run does not need: run a copy
+        // beside a stub `torch` module (the script puts the kernel's folder first on
+        // `sys.path`).
+        let dir = std::env::temp_dir().join(format!("tritonc-verify-mm-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir is writable");
+        let copy = dir.join("matmul.py");
+        std::fs::copy(examples().join("matmul.py"), &copy).expect("examples/matmul.py exists");
+        std::fs::write(dir.join("torch.py"), "class Tensor:\n    pass\n")
+            .expect("temp dir is writable");
+        let original =
+            std::fs::canonicalize(examples().join("matmul.py")).expect("examples/matmul.py exists");
+        let launch = launch.replace(
+            &format!("{:?}", original.display().to_string()),
+            &format!("{:?}", copy.display().to_string()),
+        );
+        assert!(launch.contains(&copy.display().to_string()), "{launch}");
+        let out = dry_run(&launch, "matmul");
+        let _ = std::fs::remove_dir_all(&dir);
+        let Some(out) = out else {
+            return;
+        };
+        let v: serde_json::Value = serde_json::from_str(&out).expect("the dry run prints JSON");
+        assert_eq!(v["kernel"], "JITFunction", "{out}");
+        assert_eq!(v["name"], "matmul_kernel", "{out}");
+        assert_eq!(v["options"], serde_json::json!({"num_warps": 4}), "{out}");
+    }
+
+    #[test]
+    fn heuristics_over_autotune_are_unwrapped_and_num_stages_passed() {
+        let dir =
+            std::env::temp_dir().join(format!("tritonc-verify-wrapped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir is writable");
+        let kernel = dir.join("wrapped.py");
+        std::fs::write(
+            &kernel,
+            "import triton\nimport triton.language as tl\n\n\
+             @triton.heuristics({\"EVEN\": lambda args: args[\"n\"] % args[\"BLOCK\"] == 0})\n\
+             @triton.autotune(configs=[triton.Config({\"BLOCK\": 64}), triton.Config({\"BLOCK\": 128})], key=[\"n\"])\n\
+             @triton.jit\ndef k(x, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):\n    pass\n",
+        )
+        .expect("temp dir is writable");
+        let launch = format!(
+            r#"{{"kernel_path": {:?}, "kernel": "k", "num_warps": 2, "num_stages": 4}}"#,
+            kernel.display().to_string()
+        );
+        let out = dry_run(&launch, "wrapped");
+        let _ = std::fs::remove_dir_all(&dir);
+        let Some(out) = out else { return };
+        let v: serde_json::Value = serde_json::from_str(&out).expect("the dry run prints JSON");
+        assert_eq!(v["kernel"], "JITFunction", "{out}");
+        assert_eq!(
+            v["options"],
+            serde_json::json!({"num_warps": 2, "num_stages": 4}),
+            "{out}"
+        );
+    }
 }

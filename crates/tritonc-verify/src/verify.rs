@@ -33,6 +33,13 @@ pub fn load_spec(path: &Path, sources: &mut SourceMap) -> Result<VerifySpec, Vec
     let file = sources.add(path.to_path_buf(), text.as_str());
     let (masked, config) = split_verify_table(&text, file)?;
     let spec = tritonc_spec::parse(&masked, file)?;
+    if let Err(msg) = crate::plan::check_vary_sizes(&spec, &config) {
+        let mut d = Diagnostic::error(tritonc_spec::codes::MALFORMED_SPEC, msg);
+        if let Some(span) = config.span {
+            d = d.with_primary(span, "in this `[verify]` table");
+        }
+        return Err(vec![d]);
+    }
     Ok(VerifySpec { spec, config })
 }
 
@@ -82,6 +89,12 @@ pub fn verify(
             total,
             current: Some(format!("stage {}: {}", case.stage.number(), case.label)),
         });
+        if let CaseKind::NotApplicable { reason } = &case.kind {
+            report
+                .checks
+                .push(Check::not_applicable(case.stage, &case.label, reason));
+            continue;
+        }
         let prepared = match PreparedCase::prepare(&case.spec, spec_path, sources) {
             Ok(p) => p,
             // The spec as written must work; a variant that cannot be built is a finding.
@@ -94,13 +107,26 @@ pub fn verify(
                     .map(|d| d.message.clone())
                     .collect::<Vec<_>>()
                     .join("; ");
+                // The spec decides which dims vary; a size variant it allows must work.
+                let hint = if case.stage == Stage::EdgeCases
+                    && case
+                        .spec
+                        .tensors
+                        .iter()
+                        .zip(&input.spec.tensors)
+                        .any(|(a, b)| a.shape != b.shape)
+                {
+                    " (if the kernel needs some of these sizes, list the dims that may vary in `[verify] vary_sizes`)"
+                } else {
+                    ""
+                };
                 report.checks.push(Check::outcome(
                     case.stage,
                     &case.label,
                     "-",
                     "-",
                     false,
-                    format!("this variant of the spec could not be prepared: {why}"),
+                    format!("this variant of the spec could not be prepared: {why}{hint}"),
                 ));
                 continue;
             }
@@ -244,6 +270,9 @@ fn run_case(
                     ));
                 }
             }
+        }
+        CaseKind::NotApplicable { reason } => {
+            checks.push(Check::not_applicable(stage, label, reason));
         }
         CaseKind::Repeat { runs } => {
             repeat_checks(case, prepared, config, &numerics, device, *runs, checks)?;
