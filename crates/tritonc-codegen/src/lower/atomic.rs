@@ -10,7 +10,8 @@ use melior::ir::{Type, Value};
 use tritonc_ir::{DType, MemScope, MemSemantic, OpId, OpKind, RmwOp};
 
 use super::function::{FunctionLowering, Lowered};
-use super::memory::{constraint_letter, storage_bytes};
+use super::memory::constraint_letter;
+use super::shared::storage_bytes;
 use super::LowerError;
 
 fn sem_word(sem: MemSemantic) -> &'static str {

@@ -17,7 +17,7 @@ use melior::ir::{BlockLike, Type, Value, ValueLike};
 use tritonc_ir::{DType, InputPrecision, OpId, OpKind};
 
 use super::function::{FunctionLowering, Lowered};
-use super::memory::storage_bytes;
+use super::shared::storage_bytes;
 use super::LowerError;
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {

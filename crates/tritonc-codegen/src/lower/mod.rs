@@ -19,6 +19,7 @@ mod memory;
 mod reduce;
 mod scan;
 mod shape;
+mod shared;
 
 use std::fmt;
 

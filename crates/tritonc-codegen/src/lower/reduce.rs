@@ -10,7 +10,7 @@ use tritonc_ir::{DType, OpId, OpKind};
 use tritonc_ttgir::ReductionSchedule;
 
 use super::function::{dtype_type, FunctionLowering, Lowered};
-use super::memory::{row_major_strides, storage_bytes};
+use super::shared::{row_major_strides, storage_bytes};
 use super::LowerError;
 use crate::body::IntPredicate;
 

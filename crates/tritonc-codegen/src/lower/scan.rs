@@ -18,7 +18,7 @@ use tritonc_ir::{DType, OpId, OpKind};
 use tritonc_ttgir::{LinearLayout, ScanSchedule, ScanStep, ScanUnit};
 
 use super::function::{FunctionLowering, Lowered};
-use super::memory::storage_bytes;
+use super::shared::storage_bytes;
 use super::LowerError;
 use crate::body::IntPredicate;
 

@@ -6,7 +6,7 @@
 use tritonc_ir::{OpId, OpKind};
 
 use super::function::{FunctionLowering, Lowered};
-use super::memory::{dense_strides, storage_bytes, storage_of};
+use super::shared::{dense_strides, storage_bytes, storage_of};
 use super::LowerError;
 
 /// Where a block's elements go in (or come from) shared scratch: slot

@@ -1,0 +1,257 @@
+//! Shared scratch: the one shared-memory array every conversion, reduction, scan and
+//! dot stages data in, and moving blocks through it (write every register at its slot,
+//! barrier, read the registers of another layout).
+
+use melior::ir::{r#type::IntegerType, Type, Value};
+use tritonc_ttgir::LinearLayout;
+
+use super::function::FunctionLowering;
+use super::{LowerError, SHARED_SCRATCH};
+use crate::body::SHARED_ADDRESS_SPACE;
+
+impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
+    /// Row-major linear index of this thread's part of `linear`'s coordinates.
+    pub(super) fn thread_linear_index(
+        &mut self,
+        linear: &LinearLayout,
+        skip_dim: Option<usize>,
+    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
+        let offsets = self.thread_offsets(linear)?;
+        let strides = row_major_strides(&linear.shape, skip_dim);
+        let mut acc: Option<Value<'c, 'a>> = None;
+        for (d, off) in offsets.into_iter().enumerate() {
+            let (Some(off), Some(stride)) = (off, strides[d]) else {
+                continue;
+            };
+            let scaled = if stride == 1 {
+                off
+            } else {
+                let s = self.i32c(stride as i32)?;
+                self.mlir(self.b.binary("arith.muli", off, s))?
+            };
+            acc = Some(match acc {
+                None => scaled,
+                Some(a) => self.mlir(self.b.binary("arith.addi", a, scaled))?,
+            });
+        }
+        Ok(acc)
+    }
+
+    /// A pointer to element `index` (`const_part + dynamic`) of the shared scratch seen as
+    /// an array of `elem`, after `byte_offset` bytes.
+    pub(super) fn shared_slot(
+        &self,
+        elem: Type<'c>,
+        byte_offset: u32,
+        const_part: u64,
+        dynamic: Option<Value<'c, 'a>>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
+        let base = self.mlir(b.address_of(SHARED_SCRATCH, SHARED_ADDRESS_SPACE))?;
+        let base = if byte_offset == 0 {
+            base
+        } else {
+            let i8t: Type = IntegerType::new(b.context(), 8).into();
+            let off = self.i32c(byte_offset as i32)?;
+            self.mlir(b.element_ptr(base, off, i8t))?
+        };
+        let c = self.i32c(const_part as i32)?;
+        let index = match dynamic {
+            None => c,
+            Some(d) if const_part == 0 => d,
+            Some(d) => self.mlir(b.binary("arith.addi", d, c))?,
+        };
+        self.mlir(b.element_ptr(base, index, elem))
+    }
+
+    /// Waits for earlier readers of the shared scratch before it is written again.
+    pub(super) fn claim_shared(&mut self, bytes: u64) -> Result<(), LowerError> {
+        let bytes = u32::try_from(bytes).map_err(|_| self.error("shared scratch over 4 GiB"))?;
+        self.shared_bytes = self.shared_bytes.max(bytes.next_multiple_of(16));
+        if self.shared_in_use {
+            self.mlir(self.b.barrier())?;
+        }
+        Ok(())
+    }
+
+    /// Moves `regs` (held in `source`) to the registers of `target` through shared memory.
+    pub(super) fn through_shared(
+        &mut self,
+        regs: &[Value<'c, 'a>],
+        elem: Type<'c>,
+        source: &LinearLayout,
+        target: &LinearLayout,
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let is_i1 = elem == Type::from(IntegerType::new(ctx, 1));
+        let storage: Type = if is_i1 {
+            IntegerType::new(ctx, 8).into()
+        } else {
+            elem
+        };
+        let bytes = storage_bytes(storage);
+        let numel: u64 = source.shape.iter().product();
+        self.claim_shared(numel * bytes)?;
+        let strides = row_major_strides(&source.shape, None);
+        let linear_of = |c: &[u64]| -> u64 {
+            c.iter()
+                .zip(&strides)
+                .map(|(&x, s)| x * s.unwrap_or(0))
+                .sum()
+        };
+        let thread = self.thread_linear_index(source, None)?;
+        for (r, c) in source.register_coords().iter().enumerate() {
+            let slot = self.shared_slot(storage, 0, linear_of(c), thread)?;
+            let v = if is_i1 {
+                self.mlir(b.value("arith.extui", &[regs[r]], storage, &[]))?
+            } else {
+                regs[r]
+            };
+            self.mlir(b.store(v, slot))?;
+        }
+        self.mlir(b.barrier())?;
+        let thread = self.thread_linear_index(target, None)?;
+        let mut out = Vec::new();
+        for c in target.register_coords() {
+            let slot = self.shared_slot(storage, 0, linear_of(&c), thread)?;
+            let v = self.mlir(b.load(slot, storage))?;
+            out.push(if is_i1 {
+                self.mlir(b.value("arith.trunci", &[v], elem, &[]))?
+            } else {
+                v
+            });
+        }
+        self.shared_in_use = true;
+        Ok(out)
+    }
+}
+
+/// Row-major strides of `shape`; `skip_dim` is left out (its stride is `None`).
+pub(super) fn row_major_strides(shape: &[u64], skip_dim: Option<usize>) -> Vec<Option<u64>> {
+    let mut strides = vec![None; shape.len()];
+    let mut s = 1u64;
+    for d in (0..shape.len()).rev() {
+        if Some(d) == skip_dim {
+            continue;
+        }
+        strides[d] = Some(s);
+        s *= shape[d];
+    }
+    strides
+}
+
+/// Bytes of a scalar MLIR type in memory (pointers are 8).
+pub(super) fn storage_bytes(ty: Type<'_>) -> u64 {
+    let text = ty.to_string();
+    match text.as_str() {
+        "i8" => 1,
+        "i16" | "f16" | "bf16" => 2,
+        "i32" | "f32" => 4,
+        _ => 8,
+    }
+}
+
+impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
+    /// `sum_d offset_d * strides[d]` of this thread's lane and warp part of `linear`.
+    fn thread_strided_index(
+        &mut self,
+        linear: &LinearLayout,
+        strides: &[u64],
+    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
+        let offsets = self.thread_offsets(linear)?;
+        let mut acc: Option<Value<'c, 'a>> = None;
+        for (d, off) in offsets.into_iter().enumerate() {
+            let Some(off) = off else { continue };
+            let scaled = if strides[d] == 1 {
+                off
+            } else {
+                let s = self.i32c(strides[d] as i32)?;
+                self.mlir(self.b.binary("arith.muli", off, s))?
+            };
+            acc = Some(match acc {
+                None => scaled,
+                Some(a) => self.mlir(self.b.binary("arith.addi", a, scaled))?,
+            });
+        }
+        Ok(acc)
+    }
+
+    /// Writes the registers of a block held in `linear` to shared scratch: the element
+    /// at coordinates `c` goes to slot `offset + sum_d c_d * strides[d]` of an array of
+    /// `elem` starting `byte_offset` bytes in (`i1` is stored as `i8`). Threads holding
+    /// replicas write the same value to the same slot.
+    pub(super) fn shared_write(
+        &mut self,
+        regs: &[Value<'c, 'a>],
+        elem: Type<'c>,
+        linear: &LinearLayout,
+        strides: &[u64],
+        offset: u64,
+        byte_offset: u32,
+    ) -> Result<(), LowerError> {
+        let b = self.b;
+        let (storage, is_i1) = storage_of(b.context(), elem);
+        let thread = self.thread_strided_index(linear, strides)?;
+        for (r, c) in linear.register_coords().iter().enumerate() {
+            let k: u64 = offset + c.iter().zip(strides).map(|(x, s)| x * s).sum::<u64>();
+            let slot = self.shared_slot(storage, byte_offset, k, thread)?;
+            let v = if is_i1 {
+                self.mlir(b.value("arith.extui", &[regs[r]], storage, &[]))?
+            } else {
+                regs[r]
+            };
+            self.mlir(b.store(v, slot))?;
+        }
+        Ok(())
+    }
+
+    /// Reads the registers of a block in `linear` from shared scratch, slots as in
+    /// [`Self::shared_write`].
+    pub(super) fn shared_read(
+        &mut self,
+        elem: Type<'c>,
+        linear: &LinearLayout,
+        strides: &[u64],
+        offset: u64,
+        byte_offset: u32,
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let (storage, is_i1) = storage_of(b.context(), elem);
+        let thread = self.thread_strided_index(linear, strides)?;
+        let mut out = Vec::new();
+        for c in linear.register_coords() {
+            let k: u64 = offset + c.iter().zip(strides).map(|(x, s)| x * s).sum::<u64>();
+            let slot = self.shared_slot(storage, byte_offset, k, thread)?;
+            let v = self.mlir(b.load(slot, storage))?;
+            out.push(if is_i1 {
+                self.mlir(b.value("arith.trunci", &[v], elem, &[]))?
+            } else {
+                v
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The type a value of `elem` is kept as in shared memory (`i1` as `i8`), and whether
+/// it is `i1`.
+pub(super) fn storage_of<'c>(ctx: &'c melior::Context, elem: Type<'c>) -> (Type<'c>, bool) {
+    let i1: Type = IntegerType::new(ctx, 1).into();
+    if elem == i1 {
+        (IntegerType::new(ctx, 8).into(), true)
+    } else {
+        (elem, false)
+    }
+}
+
+/// Row-major strides of `shape` (all dims).
+pub(super) fn dense_strides(shape: &[u64]) -> Vec<u64> {
+    let mut strides = vec![1u64; shape.len()];
+    let mut s = 1u64;
+    for d in (0..shape.len()).rev() {
+        strides[d] = s;
+        s *= shape[d];
+    }
+    strides
+}
