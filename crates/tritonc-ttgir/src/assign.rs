@@ -1,20 +1,28 @@
 //! Layout assignment: a distributed layout for every block value of a kernel.
 //!
 //! The scheme follows Triton's `convert_to_ttgpuir` + `coalesce` +
-//! `remove_layout_conversions`, simplified for straight-line kernels:
+//! `remove_layout_conversions`, simplified:
 //!
 //! 1. **Anchors**: every load and store gets its coalesced layout
 //!    ([`crate::coalesce::coalesced_layout`]); a load's result has it, and its operands
-//!    (pointer, mask, `other`, stored value) are asked for it.
-//! 2. **Backward**: walking ops from last to first, an unassigned operand takes the
-//!    layout its user implies (the result's layout for elementwise ops and broadcasts,
-//!    the slice of it for `expand_dims`).
+//!    (pointer, mask, `other`, stored value) are asked for it. A `tt.dot` result gets
+//!    [`dot_layout`], and its accumulator operand is asked for it.
+//! 2. **Backward** (`propagate`): walking ops from last to first, into loop bodies and
+//!    branches, an unassigned operand takes the layout its user implies (the result's
+//!    layout for elementwise ops and broadcasts, the slice of it for `expand_dims`, the
+//!    carried value's for loop inits and yields).
 //! 3. **Forward**: walking ops from first to last, an unassigned result takes the layout
-//!    its operands imply (a reduction's result is the slice of its input's layout);
-//!    values nothing constrains get Triton's default layout.
+//!    its operands imply, preferring an operand that carries data over index math,
+//!    splats and loop-carried values (a reduction's result is the slice of its input's
+//!    layout); loop-carried values start from their inits, `scf.if` results from their
+//!    yields; values nothing constrains get Triton's default layout.
 //! 4. **Conversions**: where an operand's layout differs from what its user needs, a
 //!    [`LayoutConversion`] is recorded on that use; codegen moves the value through
-//!    shared memory (or rebuilds it, when it is a splat or a range).
+//!    shared memory (or rebuilds it, when it is index math).
+//!
+//! Loop-carried blocks with a free init (`tl.zeros`) are then re-assigned once with the
+//! layout their loop yields ([`assign_layouts`]). Values of structured control flow that
+//! must share registers are described in [`crate::control`].
 //!
 //! Scalars have no layout: every thread holds them.
 
@@ -27,6 +35,7 @@ use crate::axis::AxisAnalysis;
 use crate::coalesce::{coalesced_layout, vector_width};
 use crate::control::{canonical, carried_target, code_ops, has_code_regions};
 use crate::layout::{BlockedLayout, Layout, LayoutError, LinearLayout, WARP_SIZE};
+use crate::propagate::Assigner;
 use crate::reduction::ReductionSchedule;
 use crate::scan::ScanSchedule;
 
@@ -86,7 +95,7 @@ pub struct LayoutAssignment {
     accesses: HashMap<OpId, AccessPlan>,
 }
 
-fn known_shape(ty: &Type) -> Option<Vec<u64>> {
+pub(crate) fn known_shape(ty: &Type) -> Option<Vec<u64>> {
     ty.is_tensor().then(|| ty.known_shape()).flatten()
 }
 
@@ -98,7 +107,7 @@ fn error(func: &Function, op: OpId, message: String) -> TtgirError {
 }
 
 /// Ops whose tensor operands and results all share one layout.
-fn is_elementwise(kind: &OpKind) -> bool {
+pub(crate) fn is_elementwise(kind: &OpKind) -> bool {
     use OpKind::*;
     matches!(
         kind,
@@ -129,41 +138,9 @@ fn is_elementwise(kind: &OpKind) -> bool {
 
 /// Whether `v`'s layout follows from its producer alone (a reduction's result is the
 /// slice of its input's layout), so no user may choose it.
-fn has_inherent_layout(func: &Function, v: Value) -> bool {
+pub(crate) fn has_inherent_layout(func: &Function, v: Value) -> bool {
     func.defining_op(v)
         .is_some_and(|op| matches!(func.kind(op), OpKind::Reduce { .. }))
-}
-
-/// Whether `v` is computed only from ranges, splats and constants by elementwise ops,
-/// broadcasts and `expand_dims` (offsets, masks, pointers): codegen rebuilds such values
-/// in any layout, so they should not decide one.
-fn is_index_math(func: &Function, v: Value, depth: u32) -> bool {
-    const MAX_DEPTH: u32 = 12;
-    if !func.value_type(v).is_tensor() {
-        return true;
-    }
-    let Some(op) = func.defining_op(v) else {
-        return false;
-    };
-    match func.kind(op) {
-        OpKind::MakeRange { .. } | OpKind::Splat | OpKind::Constant(_) => true,
-        OpKind::Binary(_)
-        | OpKind::CmpI(_)
-        | OpKind::CmpF(_)
-        | OpKind::Select
-        | OpKind::Cast { .. }
-        | OpKind::AddPtr
-        | OpKind::Broadcast
-        | OpKind::ExpandDims { .. }
-            if depth < MAX_DEPTH =>
-        {
-            func.op(op)
-                .operands()
-                .iter()
-                .all(|&o| is_index_math(func, o, depth + 1))
-        }
-        _ => false,
-    }
 }
 
 /// Whether two layouts place every element of `shape` on the same registers.
@@ -173,7 +150,7 @@ pub fn same_on(a: &Layout, b: &Layout, shape: &[u64]) -> bool {
 
 /// Ops whose result layout is chosen by the op itself, and whose operands keep their
 /// own layouts: the lowering moves the data through shared memory anyway.
-fn is_data_movement(kind: &OpKind) -> bool {
+pub(crate) fn is_data_movement(kind: &OpKind) -> bool {
     matches!(
         kind,
         OpKind::Reshape { .. } | OpKind::Trans { .. } | OpKind::Join | OpKind::Split | OpKind::Cat
@@ -207,212 +184,6 @@ pub fn dot_layout(shape: &[u64], num_warps: u32) -> BlockedLayout {
         threads_per_warp: tpw.to_vec(),
         warps_per_cta: wpc.to_vec(),
         order: vec![1, 0],
-    }
-}
-
-struct Assigner<'f> {
-    func: &'f Function,
-    num_warps: u32,
-    layouts: Vec<Option<Layout>>,
-}
-
-impl Assigner<'_> {
-    fn get(&self, v: Value) -> Option<Layout> {
-        self.layouts[canonical(self.func, v).index()].clone()
-    }
-
-    fn set(&mut self, v: Value, l: Layout) {
-        let c = canonical(self.func, v);
-        self.layouts[c.index()] = Some(l);
-    }
-
-    fn default_layout(&self, v: Value) -> Option<Layout> {
-        let shape = known_shape(self.func.value_type(v))?;
-        Some(Layout::Blocked(BlockedLayout::default_for(
-            &shape,
-            self.num_warps,
-        )))
-    }
-
-    /// Step 2 over one block, last op first: operands take the layout their user implies.
-    fn backward(&mut self, block: tritonc_ir::BlockId) {
-        let func = self.func;
-        for &op in func.block(block).ops().iter().rev() {
-            let data = func.op(op);
-            let kind = func.kind(op);
-            if has_code_regions(kind) {
-                for &r in data.regions().iter().rev() {
-                    for &b in func.region(r).blocks().iter().rev() {
-                        self.backward(b);
-                    }
-                }
-            }
-            let result_layout = data.results().first().and_then(|&r| self.get(r));
-            for (i, &v) in data.operands().iter().enumerate() {
-                if !func.value_type(v).is_tensor()
-                    || self.get(v).is_some()
-                    || has_inherent_layout(func, v)
-                {
-                    continue;
-                }
-                let implied = if let Some(target) = carried_target(func, op, i) {
-                    self.get(target)
-                } else {
-                    match kind {
-                        OpKind::Reduce { .. } | OpKind::Dot { .. } => None,
-                        k if is_data_movement(k) => None,
-                        k if is_elementwise(k) => result_layout.clone(),
-                        OpKind::Broadcast => result_layout.clone(),
-                        OpKind::ExpandDims { axis } => {
-                            result_layout.as_ref().map(|l| l.slice(*axis))
-                        }
-                        _ => None,
-                    }
-                };
-                if let Some(l) = implied {
-                    self.set(v, l);
-                }
-            }
-        }
-    }
-
-    /// Step 3 over one block, in program order: results take the layout their operands
-    /// imply; carried values take their inits' (loops) or their yields' (ifs).
-    fn forward(&mut self, block: tritonc_ir::BlockId) {
-        let func = self.func;
-        for &op in func.block(block).ops() {
-            let data = func.op(op);
-            let kind = func.kind(op);
-            if has_code_regions(kind) {
-                self.forward_control(op);
-                continue;
-            }
-            // Splats and constants are free in any layout, and a loop-carried value
-            // follows what the loop computes: follow another operand where there is one.
-            let is_free = |v: Value| match func.value_def(v) {
-                tritonc_ir::ValueDef::OpResult { op, .. } => {
-                    matches!(func.kind(op), OpKind::Splat | OpKind::Constant(_))
-                }
-                tritonc_ir::ValueDef::BlockArg { .. } => canonical(func, v) == v,
-            };
-            // Data (loads, dots, reductions) decides over index and mask math, which
-            // codegen recomputes in any layout instead of converting it.
-            let first_operand_layout = data
-                .operands()
-                .iter()
-                .filter(|&&v| !is_free(v) && !is_index_math(func, v, 0))
-                .find_map(|&v| self.get(v))
-                .or_else(|| {
-                    data.operands()
-                        .iter()
-                        .filter(|&&v| !is_free(v))
-                        .find_map(|&v| self.get(v))
-                })
-                .or_else(|| data.operands().iter().find_map(|&v| self.get(v)));
-            for &r in data.results() {
-                if self.get(r).is_some() {
-                    continue;
-                }
-                let Some(shape) = known_shape(func.value_type(r)) else {
-                    continue;
-                };
-                let default =
-                    || Layout::Blocked(BlockedLayout::default_for(&shape, self.num_warps));
-                let layout = match kind {
-                    OpKind::Reduce { axis } => match &first_operand_layout {
-                        Some(l) => l.slice(*axis),
-                        None => default(),
-                    },
-                    OpKind::ExpandDims { axis } => match &first_operand_layout {
-                        Some(Layout::Slice(s)) if s.dim == *axis => (*s.parent).clone(),
-                        _ => default(),
-                    },
-                    OpKind::Broadcast => match &first_operand_layout {
-                        Some(l @ Layout::Blocked(_)) => l.clone(),
-                        _ => default(),
-                    },
-                    OpKind::Scan { .. } => first_operand_layout.clone().unwrap_or_else(default),
-                    k if is_elementwise(k) => first_operand_layout.clone().unwrap_or_else(default),
-                    _ => default(),
-                };
-                self.set(r, layout);
-            }
-        }
-    }
-
-    fn forward_control(&mut self, op: OpId) {
-        let func = self.func;
-        let data = func.op(op);
-        let operand_layout = |this: &Self, v: Value| this.get(v).or_else(|| this.default_layout(v));
-        match func.kind(op) {
-            OpKind::For => {
-                for (i, &init) in data.operands().iter().enumerate().skip(3) {
-                    if let Some(target) = carried_target(func, op, i) {
-                        if self.get(target).is_none() {
-                            if let Some(l) = operand_layout(self, init) {
-                                self.set(target, l);
-                            }
-                        }
-                    }
-                }
-                self.forward_regions(op, &[0]);
-            }
-            OpKind::If => {
-                self.forward_regions(op, &[0, 1]);
-                for (i, &r) in data.results().iter().enumerate() {
-                    if self.get(r).is_some() {
-                        continue;
-                    }
-                    let from_yield = (0..2).find_map(|region| {
-                        let b = func.region_entry(op, region)?;
-                        let y = *func.block(b).ops().last()?;
-                        let v = *func.op(y).operands().get(i)?;
-                        self.get(v)
-                    });
-                    if let Some(l) = from_yield.or_else(|| self.default_layout(r)) {
-                        self.set(r, l);
-                    }
-                }
-            }
-            OpKind::While => {
-                for (i, &init) in data.operands().iter().enumerate() {
-                    if let Some(target) = carried_target(func, op, i) {
-                        if self.get(target).is_none() {
-                            if let Some(l) = operand_layout(self, init) {
-                                self.set(target, l);
-                            }
-                        }
-                    }
-                }
-                self.forward_regions(op, &[0]);
-                // The after block's arguments come from the condition's operands.
-                if let Some(before) = func.region_entry(op, 0) {
-                    if let Some(&cond) = func.block(before).ops().last() {
-                        for (i, &v) in func.op(cond).operands().iter().enumerate().skip(1) {
-                            if let Some(target) = carried_target(func, cond, i) {
-                                if self.get(target).is_none() {
-                                    if let Some(l) = operand_layout(self, v) {
-                                        self.set(target, l);
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                self.forward_regions(op, &[1]);
-            }
-            _ => {}
-        }
-    }
-
-    fn forward_regions(&mut self, op: OpId, regions: &[usize]) {
-        for &i in regions {
-            if let Some(&r) = self.func.op(op).regions().get(i) {
-                for &b in self.func.region(r).blocks() {
-                    self.forward(b);
-                }
-            }
-        }
     }
 }
 

@@ -23,6 +23,7 @@ pub mod coalesce;
 pub mod control;
 pub mod layout;
 pub mod print;
+mod propagate;
 pub mod reduction;
 pub mod scan;
 
