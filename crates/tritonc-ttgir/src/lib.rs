@@ -12,7 +12,7 @@
 //!   CPU interpreter replays for bit-exact results ([`ReductionSchedule`]).
 //! - [`scan`]: the same contract for scans ([`ScanSchedule`]).
 //! - [`control`]: which values of structured control flow share one layout.
-//! - [`print`]: the `--emit ttgir` text (the tile IR with a layout per block type).
+//! - [`print`](mod@print): the `--emit ttgir` text (the tile IR with a layout per block type).
 
 // Per-dim rules read several parallel per-dim lists; an index reads best there.
 #![allow(clippy::needless_range_loop)]
