@@ -125,11 +125,10 @@ impl Rule for UnmaskedBlockAccess {
                         && !dim.clamped
                         && (dim.tiled
                             || dim.roots.iter().any(|&r| {
-                                compared.contains(&(
-                                    range_key(cx, r),
-                                    Motion::of(dim),
-                                    dim.base.clone(),
-                                ))
+                                let key = range_key(cx, r);
+                                compared.iter().any(|(k, motion, base)| {
+                                    k.same(&key) && *motion == Motion::of(dim) && *base == dim.base
+                                })
                             }))
                         && !bounded.contains(&d)
                 })
@@ -224,32 +223,45 @@ impl Rule for UnmaskedBlockAccess {
     }
 }
 
-/// Which range a `tt.make_range` is: the same `tl.arange(0, BV)` written twice in the
-/// kernel is one range (its bound compared once bounds both); otherwise the op itself.
-/// By text, not value: under placeholder sizes `arange(0, BK)` and `arange(0, BV)` lower
-/// to the same op, though they span different dims.
+/// Which range a `tt.make_range` is. By text, not value: under placeholder sizes
+/// `arange(0, BK)` and `arange(0, BV)` lower to the same op, though they span different
+/// dims.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum RangeKey {
-    /// The call as written in the kernel, without whitespace.
-    Text(String),
-    /// A range built in a helper.
-    Op(OpId),
+struct RangeKey {
+    /// The op itself.
+    op: OpId,
+    /// The call as written in the kernel, without whitespace (`None` in a helper).
+    text: Option<String>,
+    /// The call is the whole value of an assignment (`o_v = tl.arange(0, BV)`).
+    named: bool,
+}
+
+impl RangeKey {
+    /// The same range: the same op, or the same call written again inline (its bound,
+    /// compared once, bounds both). Two names bound to equal calls (`o_m`, `o_r =
+    /// tl.arange(0, M)`) are two ranges: the author keeps them apart.
+    fn same(&self, o: &RangeKey) -> bool {
+        self.op == o.op || (self.text.is_some() && self.text == o.text && !(self.named && o.named))
+    }
 }
 
 fn range_key(cx: &KernelContext<'_>, root: OpId) -> RangeKey {
-    let Some(ir) = cx.ir else {
-        return RangeKey::Op(root);
+    let mut key = RangeKey {
+        op: root,
+        text: None,
+        named: false,
     };
-    let loc = &ir.func.op(root).loc;
-    if loc.call_sites.is_empty() {
+    let Some(ir) = cx.ir else { return key };
+    if ir.func.op(root).loc.call_sites.is_empty() {
         if let Some(span) = ir.op_span(root) {
             let text: String = cx.slice(span).split_whitespace().collect();
             if !text.is_empty() {
-                return RangeKey::Text(text);
+                key.text = Some(text);
+                key.named = assigned_name(cx, Some(span)).is_some();
             }
         }
     }
-    RangeKey::Op(root)
+    key
 }
 
 /// How a program id or loop moves the offsets of one dim.
