@@ -1,7 +1,10 @@
 //! Masked-lane values: for each block value, what the lanes a masked `tl.load` left out
 //! hold — the load's `other`, nothing defined (no `other`), or what elementwise ops made of
 //! either. `tl.where(mask, x, c)` over the load's mask (or a conjunction including it)
-//! sanitizes them to `c`.
+//! sanitizes them to `c`. A `tl.where` over one factor of a conjunction mask (`m_d[None, :]`
+//! of `m_t[:, None] & m_d[None, :]`) sets the lanes off that factor to `c` and records the
+//! other factor as junk: whole rows of data-derived values that matter only to a reduction
+//! along the rows.
 
 use tritonc_ir::{BinaryOp, CastOp, Function, MathOp, OpId, OpKind, Value};
 

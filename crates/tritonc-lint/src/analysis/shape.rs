@@ -6,6 +6,13 @@
 //! (`pid * BLOCK + arange(BLOCK)`), or from a range the kernel itself compares against a
 //! bound somewhere (so the author knows it can be partial). A `%` or `minimum` by a bound
 //! clamps it. A mask bounds every dim it varies along.
+//!
+//! Tiling is told from a base offset by what the step is: scalars carry the compile-time
+//! value they move in multiples of ([`Extent`]: a number times generic mode's symbolic
+//! constexprs), ranges their size. `row * 64 + arange(0, 16)`, `pid * C + j * S` (the range
+//! scaled by a stride first), `pid_h * D` added to a 2-D block, and a start loaded from
+//! memory move the range without tiling it (`moved`, with the base's step); only a step
+//! equal to the range's size for every value of the unknowns tiles it.
 
 use tritonc_ir::{BinaryOp, Function, OpId, OpKind, Type};
 
