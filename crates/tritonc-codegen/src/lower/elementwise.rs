@@ -174,9 +174,27 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::Select => self.mlir(b.select(args[0], args[1], args[2])),
             OpKind::Cast { op: cast, rounding } => {
                 if rounding.is_some_and(|r| r != tritonc_ir::RoundingMode::Rtne) {
-                    return Err(self.error(
-                        "round-toward-zero narrowing is not supported by the NVIDIA back end yet",
-                    ));
+                    // Round toward zero: PTX's `cvt.rz`, one instruction per element.
+                    let (asm, constraints, bits) = match (operand_dtype, result_dtype) {
+                        (Some(DType::F32), Some(DType::F16)) => ("cvt.rz.f16.f32 $0, $1;", "=h,f", 16),
+                        (Some(DType::F32), Some(DType::BF16)) => {
+                            ("cvt.rz.bf16.f32 $0, $1;", "=h,f", 16)
+                        }
+                        (Some(DType::F64), Some(DType::F32)) => ("cvt.rz.f32.f64 $0, $1;", "=f,d", 32),
+                        (from, to) => {
+                            return Err(self.error(format!(
+                                "round-toward-zero from `{}` to `{}` is not supported by the NVIDIA back end yet",
+                                from.map_or("?".to_string(), |d| d.to_string()),
+                                to.map_or("?".to_string(), |d| d.to_string())
+                            )))
+                        }
+                    };
+                    if bits == 32 {
+                        return self.inline_asm_value(asm, constraints, &[args[0]], result_ty);
+                    }
+                    let i16t: Type = IntegerType::new(ctx, 16).into();
+                    let raw = self.inline_asm_value(asm, constraints, &[args[0]], i16t)?;
+                    return self.mlir(b.value("llvm.bitcast", &[raw], result_ty, &[]));
                 }
                 if *cast == CastOp::Bitcast {
                     return self.mlir(b.value("llvm.bitcast", &[args[0]], result_ty, &[]));

@@ -371,6 +371,12 @@ fn test_kernels() -> Vec<(&'static str, &'static str, &'static str, u32)> {
             "*fp32:16, *fp32:16, *fp32:16, *fp32:16, 32, 32, 16",
             4,
         ),
+        (
+            "ops_rtz",
+            "rtz_kernel",
+            "*fp32:16, *fp16:16, *bf16:16, 512",
+            4,
+        ),
     ]
 }
 

@@ -358,6 +358,23 @@ def check_test_kernels(results):
     ref = a.astype(np.float64) @ b.astype(np.float64)
     err = float(np.abs(cp.asnumpy(d) - ref).max())
     results.append((f"ops_dot_f32 ieee (max abs err {err:.2e})", err < 1e-5))
+    rtz = cp.RawModule(path=str(GOLDEN / "ops_rtz.ptx")).get_function("rtz_kernel")
+    x = (np.random.default_rng(6).standard_normal(512) * 1000).astype(np.float32)
+    x[:4] = [1e5, -1e5, 65519.0, 1.0 + 2.0**-11]
+    h = cp.zeros(512, dtype=cp.float16)
+    bf = cp.zeros(512, dtype=cp.uint16)
+    rtz((1,), (128,), (cp.asarray(x), h, bf))
+    cp.cuda.runtime.deviceSynchronize()
+    with np.errstate(over="ignore"):
+        nearest = x.astype(np.float16)
+    # Step back toward zero where nearest rounded away (overflow to inf included).
+    away = np.abs(nearest.astype(np.float64)) > np.abs(x.astype(np.float64))
+    expected_h = np.where(away, np.nextafter(nearest, np.float16(0)), nearest)
+    expected_bf = (x.view(np.uint32) >> 16).astype(np.uint16)
+    ok_h = bool((cp.asnumpy(h).view(np.uint16) == expected_h.view(np.uint16)).all())
+    ok_bf = bool((cp.asnumpy(bf) == expected_bf).all())
+    results.append(("ops_rtz fp32 -> fp16 round toward zero", ok_h))
+    results.append(("ops_rtz fp32 -> bf16 round toward zero", ok_bf))
     control = cp.RawModule(path=str(GOLDEN / "ops_control.ptx")).get_function("control_kernel")
     for n, flag in ((512, 3), (300, 0), (100, -2), (1, 7)):
         x = np.random.default_rng(n).standard_normal(512).astype(np.float32)

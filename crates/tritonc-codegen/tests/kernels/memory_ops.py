@@ -90,3 +90,12 @@ def print_kernel(x_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
     tl.device_print("x", x)
     tl.device_print("n is 100%", n)
+
+
+@triton.jit
+def rtz_kernel(x_ptr, h_ptr, b_ptr, BLOCK: tl.constexpr):
+    """fp32 rounded toward zero to fp16 and to bf16."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(h_ptr + offs, x.to(tl.float16, fp_downcast_rounding="rtz"))
+    tl.store(b_ptr + offs, x.to(tl.bfloat16, fp_downcast_rounding="rtz"))
