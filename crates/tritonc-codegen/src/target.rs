@@ -22,13 +22,16 @@ impl NvptxTarget {
 
     /// The PTX ISA version used when none is asked for: the oldest that every feature
     /// tritonc may emit for `sm` needs (8.0 for sm_90, whose `wgmma`, `setmaxnreg` and
-    /// cluster instructions need it), and never older than 7.0 (the sm_80 baseline).
+    /// cluster instructions need it), 8.1 for sm_89 (fp8 `cvt`), and never older than 7.0
+    /// (the sm_80 baseline).
     ///
     /// LLVM alone would pick 7.8 for sm_90: valid for plain code, but too old for Hopper's
     /// own instructions, so the choice is made here and passed as `+ptxNN`.
     pub fn default_ptx_version(sm: u32) -> u32 {
         match sm {
             90.. => 80,
+            // sm_89 (Ada) needs 8.1 for its fp8 conversions (both directions).
+            89 => 81,
             _ => 70,
         }
     }

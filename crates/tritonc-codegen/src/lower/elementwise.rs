@@ -201,6 +201,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 }
                 self.mlir(b.value(cast.word(), &[args[0]], result_ty, &[]))
             }
+            OpKind::FpToFp { rounding } => {
+                let (Some(from), Some(to)) = (operand_dtype, result_dtype) else {
+                    return Err(self.error("`tt.fp_to_fp` converts floats"));
+                };
+                self.fp_to_fp(args[0], from, to, *rounding)
+            }
             OpKind::AddPtr => {
                 let pointee = match self.func.value_type(self.func.op(op).results()[0]).elem() {
                     Elem::Ptr(p) => p.pointee,

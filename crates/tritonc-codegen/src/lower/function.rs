@@ -91,6 +91,9 @@ pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     /// Whether shared scratch was read since the last barrier (a write must wait).
     pub shared_in_use: bool,
     pub current_op: Option<OpId>,
+    /// The oldest compute capability the emitted code runs on (fp8 conversions need
+    /// sm_89), with the op that needs it.
+    pub requires_sm: Option<(u32, Option<tritonc_diagnostics::Span>, String)>,
     /// External functions called (libdevice), with their argument and result types.
     pub externs: std::collections::BTreeMap<String, (Vec<Type<'c>>, Type<'c>)>,
 }
@@ -107,6 +110,8 @@ pub(crate) fn dtype_type<'c>(ctx: &'c melior::Context, d: DType) -> Option<Type<
         DType::BF16 => Type::bfloat16(ctx),
         DType::F32 => Type::float32(ctx),
         DType::F64 => Type::float64(ctx),
+        // NVIDIA's fp8 formats travel as their bytes; `tt.fp_to_fp` converts them.
+        DType::F8E4M3FN | DType::F8E5M2 => IntegerType::new(ctx, 8).into(),
         _ => return None,
     })
 }
@@ -137,6 +142,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             shared_in_use: false,
             current_op: None,
             externs: std::collections::BTreeMap::new(),
+            requires_sm: None,
         }
     }
 
@@ -545,6 +551,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::Scan { .. } => self.lower_scan(op),
             OpKind::Dot { .. } => self.lower_dot(op),
             OpKind::Print { .. } => self.lower_print(op),
+            OpKind::FpToFp { .. } => self.lower_elementwise(op),
             OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => self.lower_atomic(op),
             OpKind::Trans { .. }
             | OpKind::Reshape { .. }

@@ -21,6 +21,7 @@ use tritonc_ttgir::WARP_SIZE;
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     fn pointee(&self, ptr: tritonc_ir::Value) -> Result<DType, LowerError> {
         match self.func.value_type(ptr).elem() {
+            // Memory sees `i1` and fp8 as bytes.
             Elem::Ptr(p) if p.addr_space == 1 => Ok(p.pointee),
             _ => Err(self.error("loads and stores need global-memory pointers")),
         }
@@ -37,12 +38,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let n_operands = data.operands().len();
         let r = data.results()[0];
         let pointee = self.pointee(ptr_v)?;
-        // `i1` lives in memory as one byte per element, as in Triton.
-        let dtype = if pointee == DType::I1 {
-            DType::I8
-        } else {
-            pointee
-        };
+        // `i1` lives in memory as one byte per element, as in Triton; fp8 is its byte.
+        let dtype = as_bytes(pointee);
         let bits = dtype.bitwidth().unwrap_or(0);
         let vec = self.access_shape(op, bits)? as usize;
         let ptrs = self.operand(op, 0)?;
@@ -99,11 +96,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let ptr_v = data.operands()[0];
         let n_operands = data.operands().len();
         let pointee = self.pointee(ptr_v)?;
-        let dtype = if pointee == DType::I1 {
-            DType::I8
-        } else {
-            pointee
-        };
+        let dtype = as_bytes(pointee);
         let bits = dtype.bitwidth().unwrap_or(0);
         let vec = self.access_shape(op, bits)? as usize;
         let ptrs = self.operand(op, 0)?;
@@ -459,6 +452,14 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         constraints.extend((0..nwords).map(|_| letter.to_string()));
         self.inline_asm(&asm, &constraints.join(","), &operands, None)?;
         Ok(())
+    }
+}
+
+/// The dtype a load or store moves: `i1` and fp8 as `i8` (the same bytes).
+fn as_bytes(d: DType) -> DType {
+    match d {
+        DType::I1 | DType::F8E4M3FN | DType::F8E5M2 => DType::I8,
+        d => d,
     }
 }
 

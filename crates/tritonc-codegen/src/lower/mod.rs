@@ -14,6 +14,7 @@ mod control;
 mod debug;
 mod dot;
 mod elementwise;
+mod fp8;
 mod function;
 mod memory;
 mod reduce;
@@ -220,6 +221,15 @@ pub fn compile_to_ptx_in(
     options: &CompileOptions,
 ) -> Result<CompiledKernel, CompileError> {
     let mut built = build_module(context, func, sources, options)?;
+    if let Some((sm, span, why)) = &built.requires_sm {
+        if target.sm < *sm {
+            return Err(CompileError {
+                stage: CompileStage::Lowering,
+                message: format!("{why} needs sm_{sm} or newer; the target is {target}"),
+                span: *span,
+            });
+        }
+    }
     let mut libraries = Vec::new();
     if !built.externs.is_empty() {
         let path = locate_libdevice().ok_or_else(|| CompileError {
@@ -270,6 +280,8 @@ struct BuiltModule<'c> {
     abi: Vec<AbiParam>,
     /// libdevice functions the kernel calls (declared in the module).
     externs: Vec<String>,
+    /// The oldest compute capability the code needs, with the op's span and why.
+    requires_sm: Option<(u32, Option<Span>, String)>,
 }
 
 fn build_module<'c>(
@@ -304,6 +316,7 @@ fn build_module<'c>(
     let threads = options.num_warps * tritonc_ttgir::WARP_SIZE;
     let mut shared_bytes = 0u32;
     let mut externs = Vec::new();
+    let mut requires_sm = None;
     let mut lowering_error = None;
     let built = kernels.add_kernel(&func.name, &params, Some(threads), fn_loc, |b, args| {
         let arena = function::BuilderArena::default();
@@ -320,6 +333,7 @@ fn build_module<'c>(
             Ok(()) => {
                 shared_bytes = lowering.shared_bytes();
                 externs = std::mem::take(&mut lowering.externs).into_iter().collect();
+                requires_sm = lowering.requires_sm.take();
                 Ok(())
             }
             Err(e) => {
@@ -369,6 +383,7 @@ fn build_module<'c>(
         dynamic_shared,
         abi,
         externs: externs.into_iter().map(|(n, _)| n).collect(),
+        requires_sm,
     })
 }
 

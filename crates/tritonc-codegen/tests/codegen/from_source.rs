@@ -512,3 +512,35 @@ fn device_print_becomes_vprintf() {
         }
     }
 }
+
+#[test]
+fn fp8_conversions_need_sm89() {
+    let sig = "*fp8e4nv:16, *fp8e5:16, *fp32:16, *fp32:16, *fp8e4nv:16, *fp8e5:16, 256";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/memory_ops.py");
+    let src = std::fs::read_to_string(path).expect("the test kernels are readable");
+    let err = compile_source("memory_ops.py", &src, "fp8_kernel", sig, 4, 80)
+        .expect_err("sm_80 has no fp8 conversions");
+    assert!(err.contains("needs sm_89"), "{err}");
+    for sm in [89, 90] {
+        let k = compile_source("memory_ops.py", &src, "fp8_kernel", sig, 4, sm)
+            .unwrap_or_else(|e| panic!("fp8 for sm_{sm}: {e}"));
+        assert!(k.ptx.contains("cvt.rn.satfinite.e4m3x2.f32"), "{}", k.ptx);
+        assert!(k.ptx.contains("cvt.rn.f16x2.e5m2x2"), "{}", k.ptx);
+        if let Some(p) = Ptxas::locate(&workspace_root()) {
+            p.check(&k.ptx, &format!("sm_{sm}"))
+                .unwrap_or_else(|e| panic!("fp8_kernel sm_{sm}: {e}"));
+        }
+        if sm == 90 {
+            let path = crate::reference_kernels::golden_path("ops_fp8.ptx");
+            if std::env::var_os("TRITONC_UPDATE_GOLDEN").is_some() {
+                std::fs::write(&path, &k.ptx).expect("golden written");
+            } else {
+                let golden = std::fs::read_to_string(&path).expect("ops_fp8.ptx exists");
+                assert_eq!(
+                    golden, k.ptx,
+                    "ops_fp8 PTX changed; rerun with TRITONC_UPDATE_GOLDEN=1"
+                );
+            }
+        }
+    }
+}

@@ -375,6 +375,38 @@ def check_test_kernels(results):
     ok_bf = bool((cp.asnumpy(bf) == expected_bf).all())
     results.append(("ops_rtz fp32 -> fp16 round toward zero", ok_h))
     results.append(("ops_rtz fp32 -> bf16 round toward zero", ok_bf))
+    fp8 = cp.RawModule(path=str(GOLDEN / "ops_fp8.ptx")).get_function("fp8_kernel")
+    codes = np.arange(256, dtype=np.uint8)
+    f4 = cp.zeros(256, dtype=cp.float32)
+    f5 = cp.zeros(256, dtype=cp.float32)
+    e4 = cp.zeros(256, dtype=cp.uint8)
+    e5 = cp.zeros(256, dtype=cp.uint8)
+    fp8((1,), (128,), (cp.asarray(codes), cp.asarray(codes), f4, f5, e4, e5))
+    cp.cuda.runtime.deviceSynchronize()
+    for name, got, exp_bits, man_bits, bias, enc in (
+        ("e4m3fn", f4, 4, 3, 7, e4),
+        ("e5m2", f5, 5, 2, 15, e5),
+    ):
+        sign = np.where(codes >> 7, -1.0, 1.0)
+        e = (codes >> man_bits) & ((1 << exp_bits) - 1)
+        m = codes & ((1 << man_bits) - 1)
+        value = np.where(e == 0, m / 2.0**man_bits * 2.0 ** (1 - bias), (1 + m / 2.0**man_bits) * 2.0 ** (e.astype(np.int64) - bias))
+        value = sign * value
+        if name == "e4m3fn":
+            nan = (e == 15) & (m == 7)
+            inf = np.zeros(256, dtype=bool)
+        else:
+            nan = (e == 31) & (m != 0)
+            inf = (e == 31) & (m == 0)
+            value = np.where(inf, sign * np.inf, value)
+        decoded = cp.asnumpy(got).astype(np.float64)
+        ok = bool((decoded[~nan] == value[~nan]).all()) and bool(np.isnan(decoded[nan]).all())
+        results.append((f"ops_fp8 {name} decodes every byte", ok))
+        back = cp.asnumpy(enc)
+        # Saturating encode: infinities become the largest finite value of their sign.
+        expected = np.where(inf, codes - 1, codes)
+        ok = bool((back[~nan] == expected[~nan]).all())
+        results.append((f"ops_fp8 {name} encodes every value back (satfinite)", ok))
     control = cp.RawModule(path=str(GOLDEN / "ops_control.ptx")).get_function("control_kernel")
     for n, flag in ((512, 3), (300, 0), (100, -2), (1, 7)):
         x = np.random.default_rng(n).standard_normal(512).astype(np.float32)

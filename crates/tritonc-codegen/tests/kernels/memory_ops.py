@@ -99,3 +99,17 @@ def rtz_kernel(x_ptr, h_ptr, b_ptr, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs)
     tl.store(h_ptr + offs, x.to(tl.float16, fp_downcast_rounding="rtz"))
     tl.store(b_ptr + offs, x.to(tl.bfloat16, fp_downcast_rounding="rtz"))
+
+
+@triton.jit
+def fp8_kernel(b4_ptr, b5_ptr, f4_ptr, f5_ptr, e4_ptr, e5_ptr, BLOCK: tl.constexpr):
+    """Every byte decoded from e4m3 and e5m2 to fp32, and the fp32 values encoded back."""
+    offs = tl.arange(0, BLOCK)
+    b4 = tl.load(b4_ptr + offs)
+    b5 = tl.load(b5_ptr + offs)
+    f4 = b4.to(tl.float32)
+    f5 = b5.to(tl.float32)
+    tl.store(f4_ptr + offs, f4)
+    tl.store(f5_ptr + offs, f5)
+    tl.store(e4_ptr + offs, f4.to(tl.float8e4nv))
+    tl.store(e5_ptr + offs, f5.to(tl.float8e5))
