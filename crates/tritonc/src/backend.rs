@@ -115,8 +115,18 @@ pub fn compile_bundle(
             key_hash: key.hash_hex(),
             key,
             num_warps: compiled.num_warps,
-            dynamic_shared_bytes: 0,
-            static_shared_bytes: compiled.shared_bytes,
+            // Above 48 KiB the back end declares shared memory dynamic (`extern .shared`):
+            // the launch must then pass its size.
+            dynamic_shared_bytes: if compiled.dynamic_shared {
+                compiled.shared_bytes
+            } else {
+                0
+            },
+            static_shared_bytes: if compiled.dynamic_shared {
+                0
+            } else {
+                compiled.shared_bytes
+            },
             params,
             hidden_params: Vec::new(),
             reduction_layouts: None,
