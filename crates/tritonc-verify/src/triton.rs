@@ -201,6 +201,7 @@ pub fn compare_with_triton(
     let mut numerics = analyze(&case.function);
     numerics.approx_math.push("triton's lowering".into());
     numerics.fusable = true;
+    crate::tolerance::independent_tf32(&mut numerics);
     let mut checks = Vec::new();
     for g in &got {
         let bytes = std::fs::read(dir.join(format!("out_{}.bin", g.name))).map_err(io)?;
