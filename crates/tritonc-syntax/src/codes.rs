@@ -225,7 +225,7 @@ error is fixed.\n\n## Example\n\n```python\n@triton.jit\ndef k(x_ptr\n    pass\n
         code: MALFORMED_AUTOTUNE,
         name: "malformed-autotune-arguments",
         summary: "a `@triton.autotune(...)` whose configs or key tritonc cannot read",
-        explanation: "`@triton.autotune(configs=[triton.Config({...}, num_warps=..., num_stages=...), ...], key=[...])`: `configs` must be a list (or a list comprehension) of `triton.Config` calls whose first argument is a dict with string keys, and `key` a list of parameter names of the kernel.\n\n## Example\n\n```python\n@triton.autotune(configs=[{\"BLOCK\": 128}], key=\"n\")\n```\n\n## Use instead\n\n```python\n@triton.autotune(configs=[triton.Config({\"BLOCK\": 128}, num_warps=4)], key=[\"n\"])\n```\n",
+        explanation: "`@triton.autotune(configs=[triton.Config({...}, num_warps=..., num_stages=...), ...], key=[...])`: `configs` must be a list (or a list comprehension) of `triton.Config` calls whose first argument is a dict with string keys, and `key` a list of string literals. (A key that names no parameter of the kernel is not this error: Triton accepts it at import and fails at launch; `tritonc lint` reports it as TRI304.)\n\n## Example\n\n```python\n@triton.autotune(configs=[{\"BLOCK\": 128}], key=\"n\")\n```\n\n## Use instead\n\n```python\n@triton.autotune(configs=[triton.Config({\"BLOCK\": 128}, num_warps=4)], key=[\"n\"])\n```\n",
     },
     CodeDoc {
         code: MALFORMED_HEURISTICS,

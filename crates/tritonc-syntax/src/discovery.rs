@@ -116,7 +116,8 @@ pub struct Autotune {
     pub configs: Vec<TuningConfig>,
     /// Config expressions that could not be expanded, with the reason.
     pub unexpanded: Vec<UnexpandedConfigs>,
-    /// The `key=[...]` parameter names with their spans.
+    /// The `key=[...]` names as written, with their spans. A name may name no parameter of
+    /// the kernel (Triton fails only at launch); check with [`FunctionDef::param`].
     pub key: Vec<(String, Span)>,
     /// Other keywords (`prune_configs_by`, `reset_to_zero`, `restore_value`, ...).
     pub other: Vec<Keyword>,
@@ -399,7 +400,7 @@ impl<'m> Discoverer<'m> {
                 }
                 DecoratorRole::Autotune(call) => {
                     if kernel.autotune.is_none() {
-                        kernel.autotune = Some(self.autotune(call, def, decorator.span));
+                        kernel.autotune = Some(self.autotune(call, decorator.span));
                     } else {
                         kernel.other_decorators.push(decorator.clone());
                     }
@@ -517,7 +518,7 @@ impl<'m> Discoverer<'m> {
         out
     }
 
-    fn autotune(&mut self, call: &Call, def: &FunctionDef, span: Span) -> Autotune {
+    fn autotune(&mut self, call: &Call, span: Span) -> Autotune {
         let mut tune = Autotune {
             configs: Vec::new(),
             unexpanded: Vec::new(),
@@ -562,18 +563,9 @@ impl<'m> Discoverer<'m> {
             }) => {
                 for item in items {
                     match item.as_str_literal() {
-                        Some(name) if def.param(name).is_some() => {
-                            tune.key.push((name.to_string(), item.span))
-                        }
-                        Some(name) => self.malformed(
-                            codes::MALFORMED_AUTOTUNE,
-                            item.span,
-                            format!(
-                                "autotune key `{name}` is not a parameter of `{}`",
-                                def.name.name
-                            ),
-                            "list parameter names of the kernel",
-                        ),
+                        // A name that is no parameter is kept too: Triton accepts the
+                        // decorator and fails only at launch, so that is a lint finding.
+                        Some(name) => tune.key.push((name.to_string(), item.span)),
                         None if is_computed(item) => self.opaque(item.span, "autotune key"),
                         None => self.malformed(
                             codes::MALFORMED_AUTOTUNE,

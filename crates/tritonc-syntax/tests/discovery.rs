@@ -273,6 +273,38 @@ def k(x, n, BLOCK, EVEN):
 }
 
 #[test]
+fn unknown_autotune_key_is_recorded_without_error() {
+    // Triton accepts a key that names no parameter when the module is imported and fails
+    // only at launch, so discovery keeps the name (for lint) and reports nothing; a key
+    // that is not a string literal is still malformed.
+    let src = "\
+import triton
+@triton.autotune(configs=[triton.Config({'BLOCK': 1})], key=['n_col', 'n', 3])
+@triton.jit
+def k(x, n_cols, n):
+    pass
+";
+    let idx = index(src);
+    let got: Vec<(&str, &str)> = idx
+        .diagnostics
+        .iter()
+        .map(|d| (d.code.0, text(src, d.primary_span().unwrap())))
+        .collect();
+    assert_eq!(got, vec![("E0202", "3")]);
+    let key: Vec<(&str, &str)> = idx
+        .kernel("k")
+        .unwrap()
+        .autotune
+        .as_ref()
+        .unwrap()
+        .key
+        .iter()
+        .map(|(name, span)| (name.as_str(), text(src, *span)))
+        .collect();
+    assert_eq!(key, vec![("n_col", "'n_col'"), ("n", "'n'")]);
+}
+
+#[test]
 fn malformed_arguments_are_diagnosed() {
     let src = "\
 import triton
