@@ -77,7 +77,18 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
     let mut outputs = None;
     let (device, result) = if args.interpret {
         let mut interp = InterpreterExecutor::new(args.poison_masked, true);
+        let bar = interpreter_progress(out);
+        if let Some(bar) = &bar {
+            let bar = bar.clone();
+            interp.options.progress = Some(std::sync::Arc::new(move |done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            }));
+        }
         let r = interp.run(&case, 1, &mut |_, o| outputs = Some(o));
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
         (interp.describe(), r)
     } else {
         if args.poison_masked {
@@ -169,4 +180,19 @@ pub fn save(dir: &Path, outputs: &[OutputTensor]) -> Result<(), Diagnostic> {
         std::fs::write(&path, bytes).map_err(|e| fail(&path, e))?;
     }
     Ok(())
+}
+
+/// A progress bar over the interpreter's programs, on an interactive stderr only (it shows
+/// itself only when a run lasts long enough to need it).
+fn interpreter_progress(out: &Output) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if out.quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("interpreting {bar:30} {pos}/{len} programs")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
 }
