@@ -28,6 +28,7 @@ pub mod output;
 pub mod registry;
 pub mod rules;
 pub mod settings;
+pub mod source_shape;
 pub mod specialize;
 pub mod suppress;
 pub mod syntax_walk;
@@ -287,7 +288,9 @@ fn lint_kernel(
         };
         for rule in RULES {
             // Source-level rules run once; IR rules on every variant that lowered.
-            if (!rule.needs_ir() && i > 0) || (rule.needs_ir() && cx.ir.is_none()) {
+            // Rules that can read the source run on variants that did not lower too.
+            let skip_ir = rule.needs_ir() && cx.ir.is_none() && !rule.checks_unlowered();
+            if (!rule.needs_ir() && i > 0) || skip_ir {
                 continue;
             }
             rule.check(&cx, &mut out);
@@ -316,8 +319,11 @@ fn lint_kernel(
         report.analysed += 1;
     } else {
         report.not_analysed += 1;
-        let tri302 = out.iter().any(|f| f.diagnostic.code.0 == "TRI302");
-        if !tri302 {
+        // A block size Triton refuses explains why lowering stopped.
+        let explained = out
+            .iter()
+            .any(|f| matches!(f.diagnostic.code.0, "TRI302" | "TRI303"));
+        if !explained {
             let mut d = Diagnostic::new(
                 Severity::Info,
                 registry::KERNEL_NOT_ANALYSED,

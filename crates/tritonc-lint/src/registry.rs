@@ -20,6 +20,11 @@ pub trait Rule: Sync {
     fn needs_ir(&self) -> bool {
         true
     }
+    /// Whether a rule that needs the IR also checks, from the source, the variants that did
+    /// not lower (`cx.ir` is `None` then).
+    fn checks_unlowered(&self) -> bool {
+        false
+    }
     /// The severity of its diagnostics.
     fn severity(&self) -> Severity {
         Severity::Warning

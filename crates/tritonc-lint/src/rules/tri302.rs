@@ -1,13 +1,12 @@
 //! TRI302 non-power-of-two-block.
 
 use tritonc_diagnostics::{CodeDoc, Diagnostic, Span};
-use tritonc_sema::constexpr::{eval_expr, MapEnv};
-use tritonc_sema::Constexpr;
 use tritonc_syntax::ast::{Expr, ExprKind};
 
 use crate::context::{Finding, KernelContext};
 use crate::registry::Rule;
-use crate::syntax_walk::{for_each_expr, names_in};
+use crate::source_shape::KnownSizes;
+use crate::syntax_walk::for_each_expr;
 
 /// Flags block shapes with a known size that is not a power of two.
 pub struct NonPowerOfTwoBlock;
@@ -51,32 +50,8 @@ impl Rule for NonPowerOfTwoBlock {
     }
 
     fn check(&self, cx: &KernelContext<'_>, out: &mut Vec<Finding>) {
-        let mut env = MapEnv::new();
-        for (name, value) in cx.module_globals.iter() {
-            env = env.with(name, value.clone());
-        }
-        for (name, value) in cx.spec.spec.constexprs() {
-            if !cx.spec.assumed.constexprs.contains_key(name) {
-                env = env.with(name, value.clone());
-            }
-        }
-        let assumed: Vec<&str> = cx
-            .spec
-            .assumed
-            .constexprs
-            .keys()
-            .map(String::as_str)
-            .collect();
-        let eval = |e: &Expr| -> Option<i128> {
-            if names_in(e).iter().any(|n| assumed.contains(n)) {
-                return None;
-            }
-            match eval_expr(e, &env).ok()? {
-                Constexpr::Int(i) => Some(i),
-                Constexpr::Bool(b) => Some(b as i128),
-                _ => None,
-            }
-        };
+        let sizes = KnownSizes::new(cx);
+        let eval = |e: &Expr| sizes.int(e);
         for_each_expr(&cx.kernel.def.body, &mut |e| {
             let ExprKind::Call(call) = &e.kind else {
                 return;
