@@ -282,6 +282,7 @@ const TOP_KEYS: &[&str] = &[
     "seed",
     "tensors",
     "args",
+    "verify",
 ];
 const TENSOR_KEYS: &[&str] = &[
     "shape",
@@ -411,6 +412,11 @@ pub fn parse(text: &str, file: FileId) -> Result<LaunchSpec, Vec<Diagnostic>> {
                             Err(e) => errors.push(e),
                         }
                     }
+                }
+                // `tritonc verify`'s settings: parsed and checked by tritonc-verify; a
+                // launch does not depend on them.
+                "verify" => {
+                    cx.table(v)?;
                 }
                 _ => return Err(unknown_key(&cx, k, TOP_KEYS, "the launch spec")),
             }
