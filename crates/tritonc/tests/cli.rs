@@ -4,53 +4,8 @@
 //! Snapshots hold the exit status, stdout and stderr together. Output is deterministic:
 //! the streams are pipes (no colour, ASCII drawing) and `NO_COLOR` is set.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// What one run of the binary produced.
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    /// The text a snapshot records.
-    fn transcript(&self) -> String {
-        format!(
-            "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-/// Runs `tritonc ARGS` in `dir`.
-fn tritonc_in(dir: &Path, args: &[&str]) -> Outcome {
-    let output = Command::new(env!("CARGO_BIN_EXE_tritonc"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .expect("the tritonc binary must be runnable");
-    Outcome {
-        code: output
-            .status
-            .code()
-            .expect("tritonc must exit, not be killed by a signal"),
-        stdout: String::from_utf8(output.stdout).expect("stdout must be UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr must be UTF-8"),
-    }
-}
-
-/// Runs `tritonc ARGS` in the fixtures directory.
-fn tritonc(args: &[&str]) -> Outcome {
-    tritonc_in(&fixtures(), args)
-}
+mod common;
+use common::*;
 
 /// Runs, checks the exit status and snapshots the transcript under `name`.
 fn check(name: &str, args: &[&str], expected_exit: i32) -> Outcome {

@@ -2,50 +2,8 @@
 //! signatures of upstream Triton's reference fixtures, signature-less compiles from
 //! annotations, autotune variants, heuristics, `-o DIR`, and the errors.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// What one run of the binary produced.
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    fn transcript(&self) -> String {
-        format!(
-            "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-fn tritonc_in(dir: &Path, args: &[&str]) -> Outcome {
-    let output = Command::new(env!("CARGO_BIN_EXE_tritonc"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .expect("the tritonc binary must be runnable");
-    Outcome {
-        code: output
-            .status
-            .code()
-            .expect("tritonc must exit, not be killed by a signal"),
-        stdout: String::from_utf8(output.stdout).expect("stdout must be UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr must be UTF-8"),
-    }
-}
+mod common;
+use common::*;
 
 /// The reference fixture `tests/fixtures/triton/NAME.json`, written by upstream Triton.
 fn reference(name: &str) -> serde_json::Value {

@@ -2,49 +2,10 @@
 //! (snapshotted), SARIF's structure as GitHub code scanning requires it, fixes on temporary
 //! copies of a fixture, configuration discovery and the selection options.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    fn transcript(&self) -> String {
-        format!(
-            "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-fn tritonc_in(dir: &Path, args: &[&str]) -> Outcome {
-    let output = Command::new(env!("CARGO_BIN_EXE_tritonc"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .expect("the tritonc binary must be runnable");
-    Outcome {
-        code: output
-            .status
-            .code()
-            .expect("tritonc must exit, not be killed by a signal"),
-        stdout: String::from_utf8(output.stdout).expect("stdout must be UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr must be UTF-8"),
-    }
-}
-
-fn tritonc(args: &[&str]) -> Outcome {
-    tritonc_in(&fixtures(), args)
-}
+mod common;
+use common::*;
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
