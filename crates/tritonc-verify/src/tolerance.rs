@@ -126,6 +126,14 @@ pub fn analyze(func: &Function) -> KernelNumerics {
             OpKind::ExternElementwise { .. } if !n.approx_math.iter().any(|w| w == "libdevice") => {
                 n.approx_math.push("libdevice".into());
             }
+            // fp32 `/` is `div.full.f32` on the GPU (2 ulp), as in Triton.
+            OpKind::Binary(BinaryOp::DivF)
+                if first_operand.and_then(|t| t.dtype()) == Some(DType::F32) =>
+            {
+                if !n.approx_math.iter().any(|w| w == "div.full") {
+                    n.approx_math.push("div.full".into());
+                }
+            }
             OpKind::Binary(BinaryOp::MulF) => mul = true,
             OpKind::Binary(BinaryOp::AddF | BinaryOp::SubF) => add = true,
             OpKind::Reduce { axis } => {
@@ -258,7 +266,11 @@ mod tests {
         independent_tf32(&mut n);
         let independent = derive(&n, DType::F32, 1.0);
         // Against the interpreter (same rounding): K f32 ulps plus one output ulp.
-        assert!((own.rtol - 33.0 * 2f64.powi(-23)).abs() < 1e-15, "{}", own.rtol);
+        assert!(
+            (own.rtol - 33.0 * 2f64.powi(-23)).abs() < 1e-15,
+            "{}",
+            own.rtol
+        );
         // Against Triton's tensor cores: K·2^-9 more.
         let extra = independent.rtol - own.rtol;
         assert!((extra - 32.0 * 2f64.powi(-9)).abs() < 1e-12, "{extra}");

@@ -143,6 +143,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                     result_ty,
                 ))
             }
+            OpKind::Binary(BinaryOp::DivF) if result_dtype == Some(DType::F32) => {
+                // Triton lowers fp32 `/` to the approximate full-range `div.full.f32`
+                // (2 ulp; docs/numerics.md); `tl.math.div_rn` (`tt.precise_divf`) keeps the
+                // IEEE `div.rn.f32` below.
+                self.mlir(b.call_intrinsic("llvm.nvvm.div.full", &[args[0], args[1]], result_ty))
+            }
             OpKind::Binary(bop) => {
                 let fusable = matches!(bop, BinaryOp::AddF | BinaryOp::SubF | BinaryOp::MulF);
                 let mut attrs: Vec<(&str, Attribute)> = Vec::new();

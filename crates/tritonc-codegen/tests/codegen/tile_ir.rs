@@ -119,6 +119,9 @@ fn softmax_reduces_with_shuffles_and_shared_memory() {
         "{ptx}"
     );
     assert!(ptx.contains("ex2.approx.f32"), "{ptx}");
+    // fp32 `/` is Triton's approximate full-range division, not the IEEE sequence.
+    assert!(ptx.contains("div.full.f32"), "{ptx}");
+    assert!(!ptx.contains("div.rn.f32"), "{ptx}");
     assert!(!ptx.contains("__nv_"));
     // n_cols without `:16`: one predicated 16-bit load per element (8 per thread).
     assert_eq!(count(ptx, "ld.global.b16"), 8, "{ptx}");
