@@ -128,11 +128,10 @@ pub fn analyze(func: &Function) -> KernelNumerics {
             }
             // fp32 `/` is `div.full.f32` on the GPU (2 ulp), as in Triton.
             OpKind::Binary(BinaryOp::DivF)
-                if first_operand.and_then(|t| t.dtype()) == Some(DType::F32) =>
+                if first_operand.and_then(|t| t.dtype()) == Some(DType::F32)
+                    && !n.approx_math.iter().any(|w| w == "div.full") =>
             {
-                if !n.approx_math.iter().any(|w| w == "div.full") {
-                    n.approx_math.push("div.full".into());
-                }
+                n.approx_math.push("div.full".into());
             }
             OpKind::Binary(BinaryOp::MulF) => mul = true,
             OpKind::Binary(BinaryOp::AddF | BinaryOp::SubF) => add = true,
