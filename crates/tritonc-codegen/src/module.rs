@@ -102,29 +102,8 @@ impl<'c> KernelModule<'c> {
         len: u32,
         location: Location<'c>,
     ) -> Result<(), CodegenError> {
-        let ctx = self.context;
-        let i32_type: Type<'c> = IntegerType::new(ctx, 32).into();
-        let i64_type: Type<'c> = IntegerType::new(ctx, 64).into();
         let array = melior::dialect::llvm::r#type::array(element, len);
-        let linkage = Attribute::parse(ctx, "#llvm.linkage<internal>")
-            .expect("invariant: `#llvm.linkage<internal>` is valid LLVM dialect syntax");
-        let attributes = [
-            ("sym_name", StringAttribute::new(ctx, name).into()),
-            ("global_type", TypeAttribute::new(array).into()),
-            ("linkage", linkage),
-            ("addr_space", IntegerAttribute::new(i32_type, 3).into()),
-            ("alignment", IntegerAttribute::new(i64_type, 16).into()),
-        ];
-        let global = OperationBuilder::new("llvm.mlir.global", location)
-            .add_attributes(&named(ctx, &attributes))
-            .add_regions([Region::new()])
-            .build()
-            .map_err(|error| CodegenError::OperationBuild {
-                op: "llvm.mlir.global".to_owned(),
-                reason: error.to_string(),
-            })?;
-        self.gpu_module_body().append_operation(global);
-        Ok(())
+        self.add_shared_global(name, array, "internal", location)
     }
 
     /// Declares the external function `@name(args) -> result` (`llvm.func`, no body),
@@ -171,12 +150,25 @@ impl<'c> KernelModule<'c> {
         name: &str,
         location: Location<'c>,
     ) -> Result<(), CodegenError> {
+        let bytes: Type<'c> = IntegerType::new(self.context, 8).into();
+        let array = melior::dialect::llvm::r#type::array(bytes, 0);
+        self.add_shared_global(name, array, "external", location)
+    }
+
+    /// Appends `llvm.mlir.global` `@name` of type `array` in shared memory (address space
+    /// 3), 16-byte aligned, with the given LLVM linkage.
+    fn add_shared_global(
+        &self,
+        name: &str,
+        array: Type<'c>,
+        linkage: &str,
+        location: Location<'c>,
+    ) -> Result<(), CodegenError> {
         let ctx = self.context;
         let i32_type: Type<'c> = IntegerType::new(ctx, 32).into();
         let i64_type: Type<'c> = IntegerType::new(ctx, 64).into();
-        let array = melior::dialect::llvm::r#type::array(IntegerType::new(ctx, 8).into(), 0);
-        let linkage = Attribute::parse(ctx, "#llvm.linkage<external>")
-            .expect("invariant: `#llvm.linkage<external>` is valid LLVM dialect syntax");
+        let linkage = Attribute::parse(ctx, &format!("#llvm.linkage<{linkage}>"))
+            .expect("invariant: internal/external are valid LLVM linkages");
         let attributes = [
             ("sym_name", StringAttribute::new(ctx, name).into()),
             ("global_type", TypeAttribute::new(array).into()),
