@@ -8,10 +8,9 @@
 //! kept as i64 values, as that pass keeps them.
 
 use tritonc_diagnostics::{Diagnostic, Span};
-use tritonc_ir::{
-    CacheModifier, CastOp, CmpIPredicate, DType, Elem, EvictionPolicy, LoadOptions, Type,
-};
+use tritonc_ir::{CacheModifier, CastOp, CmpIPredicate, DType, Elem, LoadOptions, Type};
 
+use super::core::{cache_modifier, eviction, string_arg};
 use super::{arith, expect_const, expect_tensor, BuiltinCall, BuiltinFn};
 use crate::codes;
 use crate::lower::LowerCx;
@@ -351,63 +350,6 @@ fn cmp(
     Ok(cx.tensor(id))
 }
 
-fn string_arg(
-    a: &Option<(SemaValue, Span)>,
-    what: &str,
-) -> Result<Option<(String, Span)>, Diagnostic> {
-    match a {
-        None => Ok(None),
-        Some(a) => match expect_const(a, what)? {
-            Constexpr::None => Ok(None),
-            Constexpr::Str(s) if s.is_empty() => Ok(None),
-            Constexpr::Str(s) => Ok(Some((s, a.1))),
-            other => Err(bad(
-                a.1,
-                format!("{what} is a string, not {}", other.type_name()),
-            )),
-        },
-    }
-}
-
-fn cache(
-    a: &Option<(SemaValue, Span)>,
-    allowed: &[(&str, CacheModifier)],
-) -> Result<CacheModifier, Diagnostic> {
-    let Some((s, span)) = string_arg(a, "a cache modifier")? else {
-        return Ok(CacheModifier::None);
-    };
-    allowed
-        .iter()
-        .find(|(n, _)| *n == s)
-        .map(|(_, m)| *m)
-        .ok_or_else(|| {
-            let names: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
-            Diagnostic::error(
-                codes::INVALID_MEMORY_OP,
-                format!(
-                    "unknown cache modifier `{s}`; expected one of {}",
-                    names.join(", ")
-                ),
-            )
-            .with_primary(span, "")
-        })
-}
-
-fn eviction(a: &Option<(SemaValue, Span)>) -> Result<EvictionPolicy, Diagnostic> {
-    match string_arg(a, "an eviction policy")? {
-        None => Ok(EvictionPolicy::Normal),
-        Some((s, span)) => EvictionPolicy::from_word(&s)
-            .filter(|e| *e != EvictionPolicy::Normal)
-            .ok_or_else(|| {
-                Diagnostic::error(
-                    codes::INVALID_MEMORY_OP,
-                    format!("unknown eviction policy `{s}`; expected evict_first or evict_last"),
-                )
-                .with_primary(span, "")
-            }),
-    }
-}
-
 fn no_mask(a: &Option<(SemaValue, Span)>, what: &str) -> Result<(), Diagnostic> {
     match a {
         Some((v, s)) if !matches!(v, SemaValue::Const(Constexpr::None)) => Err(bad(
@@ -458,7 +400,7 @@ fn load(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
             }
         },
     };
-    let cache = cache(
+    let cache = cache_modifier(
         &b[5],
         &[
             (".ca", CacheModifier::Ca),
@@ -542,7 +484,7 @@ fn store(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
         )));
     }
     let check = boundary_check(&b[3], p.block_shape.len())?;
-    let cache = cache(
+    let cache = cache_modifier(
         &b[4],
         &[
             (".wb", CacheModifier::Wb),

@@ -227,57 +227,64 @@ pub(super) fn zeros_like(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     )?))
 }
 
-fn cache_modifier(
+/// A constexpr string option (`cache_modifier=`, `eviction_policy=`, …): `None` and `""`
+/// mean "not given", as in Triton.
+pub(super) fn string_arg(
     a: &Option<(SemaValue, Span)>,
-    allowed: &[(&str, CacheModifier)],
-) -> Result<CacheModifier, Diagnostic> {
-    let Some(a) = a else {
-        return Ok(CacheModifier::None);
-    };
-    match expect_const(a, "a cache modifier")? {
-        Constexpr::Str(s) if s.is_empty() => Ok(CacheModifier::None),
-        Constexpr::Str(s) => allowed
-            .iter()
-            .find(|(n, _)| *n == s)
-            .map(|(_, m)| *m)
-            .ok_or_else(|| {
-                let names: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
-                err(
-                    codes::INVALID_MEMORY_OP,
-                    a.1,
-                    format!(
-                        "unknown cache modifier `{s}`; expected one of {}",
-                        names.join(", ")
-                    ),
-                )
-            }),
-        other => Err(err(
-            codes::INVALID_MEMORY_OP,
-            a.1,
-            format!("a cache modifier is a string, not {}", other.type_name()),
-        )),
+    what: &str,
+) -> Result<Option<(String, Span)>, Diagnostic> {
+    match a {
+        None => Ok(None),
+        Some(a) => match expect_const(a, what)? {
+            Constexpr::None => Ok(None),
+            Constexpr::Str(s) if s.is_empty() => Ok(None),
+            Constexpr::Str(s) => Ok(Some((s, a.1))),
+            other => Err(err(
+                codes::INVALID_MEMORY_OP,
+                a.1,
+                format!("{what} is a string, not {}", other.type_name()),
+            )),
+        },
     }
 }
 
-fn eviction(a: &Option<(SemaValue, Span)>) -> Result<EvictionPolicy, Diagnostic> {
-    let Some(a) = a else {
+/// The `cache_modifier=` of a load or store, among the modifiers `allowed` for it.
+pub(super) fn cache_modifier(
+    a: &Option<(SemaValue, Span)>,
+    allowed: &[(&str, CacheModifier)],
+) -> Result<CacheModifier, Diagnostic> {
+    let Some((s, span)) = string_arg(a, "a cache modifier")? else {
+        return Ok(CacheModifier::None);
+    };
+    allowed
+        .iter()
+        .find(|(n, _)| *n == s)
+        .map(|(_, m)| *m)
+        .ok_or_else(|| {
+            let names: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
+            err(
+                codes::INVALID_MEMORY_OP,
+                span,
+                format!(
+                    "unknown cache modifier `{s}`; expected one of {}",
+                    names.join(", ")
+                ),
+            )
+        })
+}
+
+/// The `eviction_policy=` of a load or store.
+pub(super) fn eviction(a: &Option<(SemaValue, Span)>) -> Result<EvictionPolicy, Diagnostic> {
+    let Some((s, span)) = string_arg(a, "an eviction policy")? else {
         return Ok(EvictionPolicy::Normal);
     };
-    match expect_const(a, "an eviction policy")? {
-        Constexpr::Str(s) => match s.as_str() {
-            "" => Ok(EvictionPolicy::Normal),
-            "evict_first" => Ok(EvictionPolicy::EvictFirst),
-            "evict_last" => Ok(EvictionPolicy::EvictLast),
-            _ => Err(err(
-                codes::INVALID_MEMORY_OP,
-                a.1,
-                format!("unknown eviction policy `{s}`; expected evict_first or evict_last"),
-            )),
-        },
-        other => Err(err(
+    match s.as_str() {
+        "evict_first" => Ok(EvictionPolicy::EvictFirst),
+        "evict_last" => Ok(EvictionPolicy::EvictLast),
+        _ => Err(err(
             codes::INVALID_MEMORY_OP,
-            a.1,
-            format!("an eviction policy is a string, not {}", other.type_name()),
+            span,
+            format!("unknown eviction policy `{s}`; expected evict_first or evict_last"),
         )),
     }
 }
