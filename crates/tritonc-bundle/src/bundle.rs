@@ -4,7 +4,9 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::meta::{parse_sm, BundleMeta, FORMAT_VERSION};
+use crate::meta::{
+    format_version_for, parse_gfx, parse_sm, BundleMeta, AMD_FORMAT_VERSION, FORMAT_VERSION,
+};
 use crate::ptx;
 
 /// The metadata file inside a bundle directory.
@@ -13,6 +15,8 @@ pub const META_FILE: &str = "bundle.json";
 pub const PTX_FILE: &str = "kernel.ptx";
 /// The cubin file inside a bundle directory (present when ptxas produced one).
 pub const CUBIN_FILE: &str = "kernel.cubin";
+/// The code object file inside an AMD bundle directory.
+pub const HSACO_FILE: &str = "kernel.hsaco";
 /// The extension `tritonc` gives bundle directories (`add_kernel-0123456789abcdef.tcb`).
 pub const BUNDLE_EXTENSION: &str = "tcb";
 
@@ -21,9 +25,10 @@ pub const BUNDLE_EXTENSION: &str = "tcb";
 pub struct Bundle {
     /// The metadata.
     pub meta: BundleMeta,
-    /// The PTX text.
+    /// The PTX text (empty for an AMD target).
     pub ptx: String,
-    /// The cubin ptxas produced from `ptx` for `meta.target`, if any.
+    /// The binary for `meta.target`: for an NVIDIA target the cubin ptxas produced from
+    /// `ptx`, if any; for an AMD target the code object (HSACO), always present.
     pub cubin: Option<Vec<u8>>,
 }
 
@@ -48,7 +53,7 @@ pub enum BundleError {
     },
     /// The metadata's format version is not the one this build reads.
     #[error(
-        "{path}: bundle format version {found} is not supported (this build reads version {supported}){hint}",
+        "{path}: bundle format version {found} is not supported (this build reads versions up to {supported}){hint}",
         hint = if *found > *supported { "; it was written by a newer tritonc" } else { "; recompile the kernel" }
     )]
     UnsupportedVersion {
@@ -56,7 +61,7 @@ pub enum BundleError {
         path: PathBuf,
         /// The version found.
         found: u32,
-        /// The version this build reads.
+        /// The newest version this build reads.
         supported: u32,
     },
     /// The metadata contradicts itself or the code.
@@ -70,14 +75,16 @@ pub enum BundleError {
 }
 
 impl Bundle {
-    /// Checks the metadata against itself and the PTX: the key hash, the target name,
-    /// `num_warps`, parameter names against the key, and the `.entry` parameter list.
+    /// Checks the metadata against itself and the code: the format version for the
+    /// target, the key hash, the target name, `num_warps`, parameter names against the
+    /// key, and the `.entry` parameter list (NVIDIA) or the code object's ELF header (AMD).
     pub fn validate(&self) -> Result<(), String> {
         let m = &self.meta;
-        if m.format_version != FORMAT_VERSION {
+        let expected = format_version_for(&m.target);
+        if m.format_version != expected {
             return Err(format!(
-                "format version {} (expected {FORMAT_VERSION})",
-                m.format_version
+                "format version {} (expected {expected} for target `{}`)",
+                m.format_version, m.target
             ));
         }
         if m.key.hash_hex() != m.key_hash {
@@ -87,8 +94,12 @@ impl Bundle {
                 m.key.hash_hex()
             ));
         }
-        if parse_sm(&m.target).is_none() {
-            return Err(format!("target `{}` is not of the form sm_XY", m.target));
+        let amd = parse_gfx(&m.target).is_some();
+        if !amd && parse_sm(&m.target).is_none() {
+            return Err(format!(
+                "target `{}` is neither of the form sm_XY nor an AMD gfx processor",
+                m.target
+            ));
         }
         if !m.num_warps.is_power_of_two() || m.num_warps > 32 {
             return Err(format!(
@@ -105,6 +116,9 @@ impl Bundle {
                 key_names.join(", ")
             ));
         }
+        if amd {
+            return self.validate_code_object();
+        }
         if let Some(t) = ptx_target(&self.ptx) {
             if t != m.target {
                 return Err(format!(
@@ -114,6 +128,32 @@ impl Bundle {
             }
         }
         ptx::check_entry_abi(&self.ptx, m)
+    }
+
+    /// An AMD bundle carries a code object (an ELF image) and no PTX.
+    fn validate_code_object(&self) -> Result<(), String> {
+        if !self.ptx.is_empty() {
+            return Err(format!(
+                "target `{}` is an AMD processor, but the bundle carries PTX",
+                self.meta.target
+            ));
+        }
+        match &self.cubin {
+            None => Err(format!(
+                "target `{}` is an AMD processor, but the bundle has no code object ({HSACO_FILE})",
+                self.meta.target
+            )),
+            Some(code) if !code.starts_with(b"\x7fELF") => {
+                Err(format!("{HSACO_FILE} is not an ELF code object"))
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The AMD code object, for a bundle whose target is an AMD processor.
+    pub fn hsaco(&self) -> Option<&[u8]> {
+        parse_gfx(&self.meta.target)?;
+        self.cubin.as_deref()
     }
 
     /// Writes the bundle into directory `dir` (created if missing; files replaced).
@@ -127,6 +167,11 @@ impl Bundle {
                 source,
             })?;
         fs::write(&meta_path, json + "\n").map_err(io_err(meta_path.clone()))?;
+        if parse_gfx(&self.meta.target).is_some() {
+            let path = dir.join(HSACO_FILE);
+            let code = self.cubin.as_deref().unwrap_or_default();
+            return fs::write(&path, code).map_err(io_err(path));
+        }
         let ptx_path = dir.join(PTX_FILE);
         fs::write(&ptx_path, &self.ptx).map_err(io_err(ptx_path))?;
         let cubin_path = dir.join(CUBIN_FILE);
@@ -162,12 +207,12 @@ impl Bundle {
             })?;
         let found = raw.get("format_version").and_then(|v| v.as_u64());
         match found {
-            Some(v) if v == FORMAT_VERSION as u64 => {}
+            Some(v) if v == FORMAT_VERSION as u64 || v == AMD_FORMAT_VERSION as u64 => {}
             Some(v) => {
                 return Err(BundleError::UnsupportedVersion {
                     path: meta_path,
                     found: u32::try_from(v).unwrap_or(u32::MAX),
-                    supported: FORMAT_VERSION,
+                    supported: AMD_FORMAT_VERSION,
                 })
             }
             None => {
@@ -181,6 +226,11 @@ impl Bundle {
             path: meta_path.clone(),
             source,
         })?;
+        if parse_gfx(&meta.target).is_some() {
+            let path = dir.join(HSACO_FILE);
+            let code = fs::read(&path).map_err(|source| BundleError::Io { path, source })?;
+            return Bundle::checked(dir, meta, String::new(), Some(code));
+        }
         let ptx_path = dir.join(PTX_FILE);
         let ptx = fs::read_to_string(&ptx_path).map_err(|source| BundleError::Io {
             path: ptx_path,
@@ -197,6 +247,16 @@ impl Bundle {
                 })
             }
         };
+        Bundle::checked(dir, meta, ptx, cubin)
+    }
+
+    /// A bundle read from `dir`, validated.
+    fn checked(
+        dir: &Path,
+        meta: BundleMeta,
+        ptx: String,
+        cubin: Option<Vec<u8>>,
+    ) -> Result<Bundle, BundleError> {
         let bundle = Bundle { meta, ptx, cubin };
         bundle
             .validate()

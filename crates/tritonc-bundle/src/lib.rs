@@ -15,6 +15,18 @@
 //!   kernel.cubin    optional: ptxas output for the same target
 //! ```
 //!
+//! An AMD bundle (target `gfx90a`, `gfx942`, …; format version 2) holds the same metadata
+//! and the AMDGPU code object instead of PTX and cubin:
+//!
+//! ```text
+//! add_kernel-0123456789abcdef.tcb/
+//!   bundle.json     metadata, "format_version": 2, "target": "gfx942"
+//!   kernel.hsaco    the code object (an AMDGPU ELF), loaded as is
+//! ```
+//!
+//! In memory its code object is [`Bundle::cubin`] (the binary for the target) and its
+//! PTX is empty; [`Bundle::hsaco`] reads it by its name.
+//!
 //! This crate links neither LLVM nor CUDA.
 
 mod bundle;
@@ -22,10 +34,11 @@ pub mod meta;
 pub mod ptx;
 
 pub use bundle::{
-    list_bundle_dirs, ptx_target, Bundle, BundleError, BUNDLE_EXTENSION, CUBIN_FILE, META_FILE,
-    PTX_FILE,
+    list_bundle_dirs, ptx_target, Bundle, BundleError, BUNDLE_EXTENSION, CUBIN_FILE, HSACO_FILE,
+    META_FILE, PTX_FILE,
 };
 pub use meta::{
-    abi_in_declaration_order, parse_sm, AbiFromSpecError, BundleMeta, ConstValue, HiddenParam,
-    HiddenParamKind, ParamAbi, ParamRole, PtxParamKind, PtxasReport, FORMAT_VERSION,
+    abi_in_declaration_order, format_version_for, parse_gfx, parse_sm, AbiFromSpecError,
+    BundleMeta, ConstValue, HiddenParam, HiddenParamKind, ParamAbi, ParamRole, PtxParamKind,
+    PtxasReport, AMD_FORMAT_VERSION, FORMAT_VERSION,
 };

@@ -7,8 +7,22 @@ use serde::{Deserialize, Serialize};
 use tritonc_ir::DType;
 use tritonc_sema::{ArgSpec, Constexpr, Specialization, SpecializationKey};
 
-/// The metadata format this crate writes. Readers refuse any other version.
+/// The metadata format of NVIDIA bundles (PTX, optional cubin).
 pub const FORMAT_VERSION: u32 = 1;
+/// The metadata format of AMD bundles: version 1's metadata with a `gfx…` target, the
+/// code object (HSACO) in place of the cubin and no PTX. A separate number, so readers
+/// that predate AMD bundles refuse them by version rather than by their target.
+pub const AMD_FORMAT_VERSION: u32 = 2;
+
+/// The format version a bundle for `target` carries: [`AMD_FORMAT_VERSION`] for AMD
+/// targets, [`FORMAT_VERSION`] otherwise.
+pub fn format_version_for(target: &str) -> u32 {
+    if parse_gfx(target).is_some() {
+        AMD_FORMAT_VERSION
+    } else {
+        FORMAT_VERSION
+    }
+}
 
 /// Everything a launcher needs to know about one compiled kernel variant besides its code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,7 +31,8 @@ pub struct BundleMeta {
     pub format_version: u32,
     /// The `.entry` name in the PTX (and the function name in the cubin).
     pub entry: String,
-    /// The GPU architecture the code was generated for: `sm_90`, `sm_80`, `sm_90a`.
+    /// The GPU architecture the code was generated for: `sm_90`, `sm_80`, `sm_90a`, or an
+    /// AMD processor (`gfx90a`, `gfx942`).
     pub target: String,
     /// The specialization this variant was compiled for.
     pub key: SpecializationKey,
@@ -86,6 +101,17 @@ pub fn parse_sm(target: &str) -> Option<(u32, u32, bool)> {
     }
     let (major, minor) = digits.split_at(digits.len() - 1);
     Some((major.parse().ok()?, minor.parse().ok()?, specific))
+}
+
+/// The AMD processor an AMD target names (`gfx90a`, `gfx942`, `gfx1100`): `gfx` and three
+/// or four hexadecimal digits, without target features (`:xnack-`).
+pub fn parse_gfx(target: &str) -> Option<&str> {
+    let digits = target.strip_prefix("gfx")?;
+    let ok = matches!(digits.len(), 3 | 4)
+        && digits
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    ok.then_some(target)
 }
 
 /// One source parameter and what the compiled variant does with it.

@@ -32,6 +32,7 @@ fn key(args: &[(&str, &str)]) -> SpecializationKey {
         num_warps: 4,
         num_stages: 3,
         target: Target::cuda(90),
+        debug: false,
     }
 }
 
@@ -203,7 +204,7 @@ fn newer_format_version_is_refused_by_name() {
     let meta_path = dir.join(tritonc_bundle::META_FILE);
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
-    v["format_version"] = 2.into();
+    v["format_version"] = 3.into();
     // A future version may rename fields; the version is still what is reported.
     v.as_object_mut().unwrap().remove("entry");
     std::fs::write(&meta_path, v.to_string()).unwrap();
@@ -212,8 +213,8 @@ fn newer_format_version_is_refused_by_name() {
         matches!(
             err,
             BundleError::UnsupportedVersion {
-                found: 2,
-                supported: 1,
+                found: 3,
+                supported: 2,
                 ..
             }
         ),
@@ -382,4 +383,85 @@ fn abi_from_a_specialization_follows_declaration_order() {
     };
     let err = abi_in_declaration_order(&tuple, &["T"]).unwrap_err();
     assert_eq!(err.param, "T");
+}
+
+/// The vector add as an AMD bundle: same metadata, a gfx942 code object, no PTX.
+fn amd_vector_add_bundle() -> Bundle {
+    let mut b = vector_add_bundle();
+    b.meta.format_version = tritonc_bundle::AMD_FORMAT_VERSION;
+    b.meta.target = "gfx942".into();
+    b.meta.ptxas = None;
+    b.ptx = String::new();
+    // An ELF header start is all the bundle checks; the HIP runtime checks the rest.
+    b.cubin = Some(b"\x7fELF\x02\x01\x01\x40 code object".to_vec());
+    b
+}
+
+#[test]
+fn amd_targets_parse() {
+    use tritonc_bundle::{format_version_for, parse_gfx};
+    assert_eq!(parse_gfx("gfx90a"), Some("gfx90a"));
+    assert_eq!(parse_gfx("gfx942"), Some("gfx942"));
+    assert_eq!(parse_gfx("gfx1100"), Some("gfx1100"));
+    assert_eq!(
+        parse_gfx("gfx90a:xnack-"),
+        None,
+        "features are not part of a target"
+    );
+    assert_eq!(parse_gfx("gfx9"), None);
+    assert_eq!(parse_gfx("sm_90"), None);
+    assert_eq!(format_version_for("gfx942"), 2);
+    assert_eq!(format_version_for("sm_90"), FORMAT_VERSION);
+}
+
+#[test]
+fn amd_bundle_round_trips_with_its_code_object() {
+    let b = amd_vector_add_bundle();
+    b.validate().expect("a well-formed AMD bundle");
+    assert_eq!(b.hsaco(), b.cubin.as_deref());
+    assert_eq!(
+        vector_add_bundle().hsaco(),
+        None,
+        "an NVIDIA cubin is no HSACO"
+    );
+    let dir = temp_dir("amd").join(b.dir_name());
+    b.write_dir(&dir).unwrap();
+    assert!(dir.join(tritonc_bundle::HSACO_FILE).is_file());
+    assert!(!dir.join(tritonc_bundle::PTX_FILE).exists());
+    let v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(tritonc_bundle::META_FILE)).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(v["format_version"], 2);
+    assert_eq!(v["target"], "gfx942");
+    assert_eq!(Bundle::read_dir(&dir).unwrap(), b);
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn amd_bundles_are_checked_for_version_and_code() {
+    let mut wrong_version = amd_vector_add_bundle();
+    wrong_version.meta.format_version = FORMAT_VERSION;
+    let err = wrong_version.validate().unwrap_err();
+    assert!(err.contains("expected 2 for target `gfx942`"), "{err}");
+
+    let mut no_code = amd_vector_add_bundle();
+    no_code.cubin = None;
+    assert!(no_code.validate().unwrap_err().contains("no code object"));
+
+    let mut not_elf = amd_vector_add_bundle();
+    not_elf.cubin = Some(b"MZ".to_vec());
+    assert!(not_elf.validate().unwrap_err().contains("not an ELF"));
+
+    let mut with_ptx = amd_vector_add_bundle();
+    with_ptx.ptx = VECTOR_ADD_PTX.into();
+    assert!(with_ptx.validate().unwrap_err().contains("carries PTX"));
+
+    let mut unknown = vector_add_bundle();
+    unknown.meta.target = "rdna3".into();
+    let err = unknown.validate().unwrap_err();
+    assert!(
+        err.contains("neither of the form sm_XY nor an AMD gfx"),
+        "{err}"
+    );
 }
