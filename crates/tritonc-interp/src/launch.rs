@@ -158,7 +158,7 @@ pub fn launch(
 }
 
 /// Converts launch arguments to values of the function's parameter types.
-fn bind_args(func: &Function, args: &[ArgValue]) -> RtResult<Vec<Val>> {
+pub(crate) fn bind_args(func: &Function, args: &[ArgValue]) -> RtResult<Vec<Val>> {
     let params = func.args();
     if params.len() != args.len() {
         return Err(RuntimeError::bad_launch(format!(

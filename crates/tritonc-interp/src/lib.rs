@@ -18,6 +18,9 @@
 //!   afterwards. Kernels with atomics run sequentially in program-id order, so atomics are
 //!   sequentially consistent in that order. Either way, a byte written by two programs, or
 //!   written by one and read by another, is reported as a data race.
+//! - [`launch_programs`] runs only some programs of a launch (sampled program ids of a
+//!   launch too large to interpret whole), each against memory as at launch, and hands
+//!   back their writes instead of applying them.
 //! - Reductions follow an explicit [`ReductionOrder`] (the GPU's combine tree for a
 //!   layout); see [`order`]. docs/numerics.md is the numerics contract.
 //!
@@ -55,6 +58,7 @@ pub mod memory;
 pub mod numerics;
 pub mod order;
 mod reduce;
+pub mod sampled;
 pub mod scan_order;
 pub mod shape;
 
@@ -65,6 +69,7 @@ pub use error::{RuntimeError, RuntimeErrorKind, REGISTRY};
 pub use launch::{launch, ArgValue, ExecutionMode, LaunchReport};
 pub use memory::{Buffer, BufferId, Memory};
 pub use order::{AxisDistribution, CombineOrders, ReductionOrder, ReductionOrderSource};
+pub use sampled::{launch_programs, ProgramRun};
 pub use scan_order::ScanOrder;
 
 /// A progress callback: `(programs done, programs total)`.
