@@ -15,6 +15,7 @@ use tritonc_sema::{ArgSpec, Constexpr, LaunchOptions, Specialization};
 use tritonc_syntax::ast::{FunctionDef, StmtKind};
 
 use crate::codes;
+use crate::init::{storage_bytes, Source};
 use crate::parse::{Expr, ExprValue, Init, LaunchSpec, TensorSpec};
 use crate::rng::SplitMix64;
 
@@ -193,26 +194,6 @@ fn read_file(path: &Path, span: Span) -> Result<Vec<u8>, Diagnostic> {
     })
 }
 
-/// `n` values of `draw` over `rng`'s stream, one draw (a Box–Muller pair: two draws per
-/// two values) per value, generated in parallel chunks with the same result as in order.
-fn random_stream(
-    rng: &SplitMix64,
-    n: usize,
-    draw: impl Fn(&mut SplitMix64) -> f64 + Sync,
-) -> Vec<f64> {
-    use rayon::prelude::*;
-    // Even chunk lengths keep every Box–Muller pair inside one chunk.
-    const CHUNK: usize = 1 << 16;
-    let mut v = vec![0.0; n];
-    v.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
-        let mut r = rng.skipped((c * CHUNK) as u64);
-        for x in out {
-            *x = draw(&mut r);
-        }
-    });
-    v
-}
-
 /// Allocates and initializes one tensor.
 fn materialize_tensor(
     t: &TensorSpec,
@@ -286,31 +267,8 @@ fn materialize_tensor(
         (strides, offset + extent, offset)
     };
     // Values in storage order (the view's elements are a subset when strided).
-    let mut rng = SplitMix64::new(seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let mut values: Vec<f64> = match &t.init {
-        Init::Zeros => vec![0.0; storage_len],
-        Init::Ones => vec![1.0; storage_len],
-        Init::Full(v) => vec![*v; storage_len],
-        Init::Arange => (0..storage_len).map(|i| i as f64).collect(),
-        Init::Randn { mean, std } => {
-            // Normals come in Box–Muller pairs from two draws each.
-            let v = random_stream(&rng, storage_len, |r| mean + std * r.normal());
-            rng = rng.skipped(2 * storage_len.div_ceil(2) as u64);
-            v
-        }
-        Init::Rand { low, high } => {
-            let v = random_stream(&rng, storage_len, |r| low + (high - low) * r.uniform());
-            rng = rng.skipped(storage_len as u64);
-            v
-        }
-        Init::Randint { low, high } => {
-            let span = (high - low).max(1) as u64;
-            let v = random_stream(&rng, storage_len, |r| {
-                (*low + (r.next_u64() % span) as i64) as f64
-            });
-            rng = rng.skipped(storage_len as u64);
-            v
-        }
+    let rng = SplitMix64::new(seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let source = match &t.init {
         Init::Npy(p) => {
             let path = base_dir.join(p);
             let a = crate::npy::read(&read_file(&path, t.span)?).map_err(|m| {
@@ -355,23 +313,16 @@ fn materialize_tensor(
             for (x, i) in logical.into_iter().zip(view.storage_indices()) {
                 v[i] = x;
             }
-            v
+            Source::Values(v)
         }
+        init => Source::Init(init),
     };
-    let s = &t.specials;
-    if s.nan + s.inf + s.neg_inf > 0.0 {
-        for v in values.iter_mut() {
-            let u = rng.uniform();
-            if u < s.nan {
-                *v = f64::NAN;
-            } else if u < s.nan + s.inf {
-                *v = f64::INFINITY;
-            } else if u < s.nan + s.inf + s.neg_inf {
-                *v = f64::NEG_INFINITY;
-            }
-        }
-    }
-    let buffer = memory.add(Buffer::from_f64(&t.name, t.dtype, &values));
+    let bytes = storage_bytes(t.dtype, storage_len, source, &rng, &t.specials);
+    let buffer = memory.add(Buffer {
+        name: t.name.clone(),
+        dtype: t.dtype,
+        bytes,
+    });
     Ok(TensorArg {
         name: t.name.clone(),
         dtype: t.dtype,
