@@ -35,6 +35,7 @@ fn vector_add_meta() -> BundleMeta {
         num_warps: NUM_WARPS,
         num_stages: 1,
         target: Target::cuda(90),
+        debug: false,
     };
     let pointer = |index| ParamRole::Passed {
         index,

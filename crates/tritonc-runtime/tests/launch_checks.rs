@@ -78,6 +78,7 @@ fn meta(kernel: &str, params: &[(&str, P)]) -> BundleMeta {
         num_warps: 4,
         num_stages: 3,
         target: Target::cuda(90),
+        debug: false,
     };
     BundleMeta {
         format_version: FORMAT_VERSION,

@@ -88,6 +88,10 @@ pub const HEURISTIC_NEEDS_VALUE: Code = Code("E0411");
 pub const NON_CONSTEXPR_GLOBAL: Code = Code("E0340");
 /// `and`/`or` on blocks (a warning: Triton 3.6 deprecates it).
 pub const DEPRECATED_BOOL_OP: Code = Code("E0341");
+/// An `assert` whose condition is a constexpr false (a warning: Triton compiles it).
+pub const ASSERT_ALWAYS_FAILS: Code = Code("E0342");
+/// Debug mode's integer overflow checks, which tritonc does not add (a warning).
+pub const OVERFLOW_CHECKS_NOT_MODELLED: Code = Code("E0343");
 
 macro_rules! doc {
     ($code:expr, $name:literal, $summary:literal, $explanation:literal) => {
@@ -861,6 +865,49 @@ m = (offs > 0) and (offs < n)
 ## Use instead
 ```python
 m = (offs > 0) & (offs < n)
+```
+"
+    ),
+    doc!(
+        ASSERT_ALWAYS_FAILS,
+        "assert-always-fails",
+        "`assert` or `tl.device_assert` on a constexpr false",
+        "Triton 3.6 treats `assert cond, msg` like `tl.device_assert(cond, msg)` even when \
+`cond` is known at compile time: outside debug mode it emits nothing, and in debug mode \
+(`@triton.jit(debug=True)`, `TRITON_DEBUG=1`, `--debug`) it becomes a device assert that \
+fails in every program. This is a warning; the kernel compiles as in Triton.
+
+## Example
+```python
+assert BLOCK % 16 == 0, \"BLOCK must be a multiple of 16\"   # with BLOCK = 8
+```
+
+## Use instead
+```python
+tl.static_assert(BLOCK % 16 == 0, \"BLOCK must be a multiple of 16\")
+```
+"
+    ),
+    doc!(
+        OVERFLOW_CHECKS_NOT_MODELLED,
+        "overflow-checks-not-modelled",
+        "debug mode's integer overflow checks are not added",
+        "In debug mode Triton 3.6 also checks every integer `+`, `-` and `*` narrower than 64 \
+bits on runtime values (its `sanitize_overflow` option): it recomputes the operation in 64 \
+bits and device-asserts that the result fits, failing with `int32 overflow detected for \
+operation add`. tritonc compiles the kernel's own asserts in debug mode but not these \
+checks, so an overflow that Triton's debug build would report wraps silently. This \
+warning names the first such operation.
+
+## Example
+```python
+offs = pid * BLOCK + tl.arange(0, BLOCK)   # checked by Triton in debug mode
+```
+
+## Use instead
+Assert the bound yourself where it matters:
+```python
+tl.device_assert(pid < n_programs, \"pid out of range\")
 ```
 "
     ),

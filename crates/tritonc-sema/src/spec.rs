@@ -155,6 +155,9 @@ pub struct LaunchOptions {
     pub num_stages: u32,
     /// The target.
     pub target: Target,
+    /// Triton's debug mode (`@triton.jit(debug=True)`, `TRITON_DEBUG=1`): device asserts
+    /// become code instead of nothing.
+    pub debug: bool,
 }
 
 impl Default for LaunchOptions {
@@ -163,6 +166,7 @@ impl Default for LaunchOptions {
             num_warps: 4,
             num_stages: 3,
             target: Target::cuda(90),
+            debug: false,
         }
     }
 }
@@ -207,6 +211,7 @@ impl Specialization {
             num_warps: self.options.num_warps,
             num_stages: self.options.num_stages,
             target: self.options.target.clone(),
+            debug: self.options.debug,
         }
     }
 
@@ -257,7 +262,7 @@ pub struct KeyArg {
 }
 
 /// The identity of one specialization: argument types and hints, constexpr values,
-/// num_warps, num_stages and target. Its [`Display`](fmt::Display) form is stable and
+/// num_warps, num_stages, target and debug mode. Its [`Display`](fmt::Display) form is stable and
 /// [`SpecializationKey::hash_hex`] hashes exactly that text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SpecializationKey {
@@ -271,10 +276,14 @@ pub struct SpecializationKey {
     pub num_stages: u32,
     /// The target.
     pub target: Target,
+    /// Debug mode (device asserts compiled in). Absent in keys written before it existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub debug: bool,
 }
 
 impl fmt::Display for SpecializationKey {
-    /// `add_kernel(x_ptr=*fp32:16, …, BLOCK_SIZE=1024) warps=4 stages=3 target=cuda:90:32`.
+    /// `add_kernel(x_ptr=*fp32:16, …, BLOCK_SIZE=1024) warps=4 stages=3 target=cuda:90:32`,
+    /// then ` debug` in debug mode (so keys without it keep their text and hash).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}(", self.kernel)?;
         for (i, a) in self.args.iter().enumerate() {
@@ -287,7 +296,11 @@ impl fmt::Display for SpecializationKey {
             f,
             ") warps={} stages={} target={}",
             self.num_warps, self.num_stages, self.target
-        )
+        )?;
+        if self.debug {
+            f.write_str(" debug")?;
+        }
+        Ok(())
     }
 }
 

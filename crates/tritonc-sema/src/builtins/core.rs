@@ -855,10 +855,8 @@ pub(super) fn static_print(_cx: &mut LowerCx<'_>, _call: &BuiltinCall) -> R {
     Ok(SemaValue::Const(Constexpr::None))
 }
 
-pub(super) fn device_assert(_cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
-    // Triton emits device asserts only in debug mode, which tritonc does not model yet.
-    call.bind(&["cond", "msg", "mask"])?;
-    Ok(SemaValue::Const(Constexpr::None))
+pub(super) fn device_assert(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
+    super::debug::device_assert(cx, call)
 }
 
 pub(super) fn cdiv(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {

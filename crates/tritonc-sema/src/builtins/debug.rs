@@ -1,13 +1,19 @@
-//! Debugging builtins: `tl.device_print` (and Python's `print`), `tl.debug_barrier`.
+//! Debugging builtins: `tl.device_print` (and Python's `print`), `tl.debug_barrier`,
+//! `tl.device_assert` (and Python's `assert`).
 //!
-//! `tl.device_assert` and `assert` emit nothing unless Triton runs in debug mode, which
-//! tritonc's specializations do not model; the core keeps them.
+//! Device asserts follow Triton 3.6: they emit `tt.assert` only in debug mode
+//! ([`LaunchOptions::debug`](crate::LaunchOptions)), and nothing otherwise. A `mask`
+//! turns the condition into `cond | ~mask`. A constexpr condition is not checked at compile
+//! time (that is `tl.static_assert`): a false one becomes an assert that always fails.
 
-use tritonc_diagnostics::Diagnostic;
+use tritonc_diagnostics::{Diagnostic, Span};
+use tritonc_ir::DType;
 
+use super::arith;
 use super::{expect_const, expect_tensor, BuiltinCall, BuiltinFn};
 use crate::codes;
 use crate::lower::LowerCx;
+use crate::promote::BinaryKind;
 use crate::value::{Constexpr, SemaValue};
 
 type R = Result<SemaValue, Diagnostic>;
@@ -104,6 +110,145 @@ fn debug_barrier(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     call.bind(&[])?;
     cx.builder(call.span).barrier();
     Ok(SemaValue::Const(Constexpr::None))
+}
+
+/// `tl.device_assert(cond, msg="", mask=None)`.
+pub(super) fn device_assert(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
+    let b = call.bind(&["cond", "msg", "mask"])?;
+    let cond = call.required(&b, 0, "cond")?;
+    let mask = match &b[2] {
+        None | Some((SemaValue::Const(Constexpr::None), _)) => None,
+        Some(m) => Some(m.clone()),
+    };
+    emit_assert(cx, cond, b[1].clone(), mask, call.span)?;
+    Ok(SemaValue::Const(Constexpr::None))
+}
+
+/// `assert test, msg` inside a kernel: Triton lowers it as `tl.device_assert(test, msg)`.
+pub(crate) fn assert_statement(
+    cx: &mut LowerCx<'_>,
+    test: (SemaValue, Span),
+    msg: Option<(SemaValue, Span)>,
+    span: Span,
+) -> Result<(), Diagnostic> {
+    emit_assert(cx, test, msg, None, span)
+}
+
+/// The message of a device assert: a string constant (`""` when not given).
+fn assert_message(msg: Option<(SemaValue, Span)>) -> Result<String, Diagnostic> {
+    match msg {
+        None => Ok(String::new()),
+        Some((SemaValue::Const(Constexpr::Str(s)), _)) => Ok(s),
+        Some((other, span)) => Err(Diagnostic::error(
+            codes::INVALID_OPERAND,
+            "the message of a device assert must be a string constant",
+        )
+        .with_primary(span, format!("this is {}", other.describe()))),
+    }
+}
+
+/// Emits `tt.assert` for `cond` (with `mask`) in debug mode; warns about a constexpr
+/// false condition in any mode.
+fn emit_assert(
+    cx: &mut LowerCx<'_>,
+    cond: (SemaValue, Span),
+    msg: Option<(SemaValue, Span)>,
+    mask: Option<(SemaValue, Span)>,
+    span: Span,
+) -> Result<(), Diagnostic> {
+    if let SemaValue::Const(c) = &cond.0 {
+        if mask.is_none() && !c.truthy() {
+            let what = if cx.debug {
+                "in debug mode it fails in every program"
+            } else {
+                "Triton compiles it to nothing outside debug mode"
+            };
+            cx.warn(
+                Diagnostic::warning(
+                    codes::ASSERT_ALWAYS_FAILS,
+                    "this assertion is false for this specialization",
+                )
+                .with_primary(cond.1, format!("always false; {what}"))
+                .with_help("check constexpr conditions at compile time with `tl.static_assert`"),
+            );
+        }
+    }
+    // Triton checks the message and the condition's type only when it emits the assert.
+    if !cx.debug {
+        return Ok(());
+    }
+    let message = assert_message(msg)?;
+    let mut c = arith::to_tensor(cx, cond.0, cond.1)?;
+    expect_bool(&c.ty, cond.1, "condition")?;
+    if let Some((m, m_span)) = mask {
+        let m = arith::to_tensor(cx, m, m_span)?;
+        expect_bool(&m.ty, m_span, "mask")?;
+        let not_mask = arith::binary(
+            cx,
+            BinaryKind::Xor,
+            SemaValue::Tensor(m),
+            SemaValue::Const(Constexpr::Bool(true)),
+            m_span,
+        )?;
+        c = arith::binary(
+            cx,
+            BinaryKind::Or,
+            SemaValue::Tensor(c),
+            SemaValue::Tensor(not_mask),
+            span,
+        )?;
+    }
+    cx.builder(span).assert(c.id, &message);
+    Ok(())
+}
+
+/// Triton's debug mode also asserts that every integer `+`, `-`, `*` below 64 bits does
+/// not overflow (`sanitize_overflow`); tritonc does not add those checks, so the first
+/// such op of a debug build gets a warning instead of a silent difference.
+pub(crate) fn overflow_checks_warning(func: &tritonc_ir::Function) -> Option<Diagnostic> {
+    use tritonc_ir::{BinaryOp, OpKind};
+    let op = func.walk().into_iter().find(|&op| {
+        matches!(
+            func.kind(op),
+            OpKind::Binary(BinaryOp::AddI | BinaryOp::SubI | BinaryOp::MulI)
+        ) && func.op(op).results().first().is_some_and(|&r| {
+            func.value_type(r)
+                .dtype()
+                .and_then(DType::bitwidth)
+                .is_some_and(|bits| bits < 64)
+        })
+    })?;
+    let loc = &func.op(op).loc;
+    // Point into the kernel: at the outermost call when the op is in an inlined helper.
+    let span = loc.known_span()?;
+    let span = loc.call_sites.last().copied().unwrap_or(span);
+    Some(
+        Diagnostic::warning(
+            codes::OVERFLOW_CHECKS_NOT_MODELLED,
+            "debug mode's integer overflow checks are not added by tritonc",
+        )
+        .with_primary(
+            span,
+            "Triton's debug build checks this for overflow; tritonc's does not",
+        )
+        .with_note(
+            "Triton asserts `int32 overflow detected for operation add` (and sub, mul) here; \
+             the kernel's own asserts are compiled",
+        ),
+    )
+}
+
+/// `tt.assert` takes `i1` (or a block of `i1`), as Triton's verifier demands.
+fn expect_bool(ty: &tritonc_ir::Type, span: Span, what: &str) -> Result<(), Diagnostic> {
+    if ty.dtype() == Some(DType::I1) {
+        return Ok(());
+    }
+    Err(Diagnostic::error(
+        codes::INVALID_OPERAND,
+        format!("the {what} of a device assert must be boolean, not `{ty}`"),
+    )
+    .with_primary(span, "")
+    .with_help("compare it: `x != 0`"))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ pub mod arith;
 mod atomic;
 mod block_ptr;
 mod core;
-mod debug;
+pub(crate) mod debug;
 mod dot;
 mod libdevice;
 mod math;

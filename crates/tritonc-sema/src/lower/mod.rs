@@ -56,6 +56,8 @@ pub struct LowerCx<'m> {
     pub(crate) inline_chain: Vec<String>,
     /// Warnings so far.
     pub(crate) warnings: Vec<Diagnostic>,
+    /// Triton's debug mode: device asserts emit `tt.assert`.
+    pub(crate) debug: bool,
 }
 
 impl<'m> LowerCx<'m> {
@@ -257,6 +259,7 @@ fn lower_function(
         call_stack: Vec::new(),
         inline_chain: vec![scope.qualified(name)],
         warnings: Vec::new(),
+        debug: spec.options.debug,
     };
     cx.lower_body(&def.body)?;
     if let Some((v, span)) = cx.frames[0].returned.take() {
@@ -267,6 +270,11 @@ fn lower_function(
                     .with_primary(span, "returned here")
                     .with_help("store the result through a pointer argument"),
             );
+        }
+    }
+    if cx.debug {
+        if let Some(w) = crate::builtins::debug::overflow_checks_warning(&cx.func) {
+            cx.warn(w);
         }
     }
     let end = def.span;

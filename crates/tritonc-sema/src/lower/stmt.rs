@@ -166,23 +166,13 @@ impl LowerCx<'_> {
                 Ok(())
             }
             StmtKind::Assert { test, msg } => {
+                // Triton lowers `assert` as `tl.device_assert`, constexpr conditions too.
                 let c = self.lower_expr(test)?;
-                match c {
-                    SemaValue::Const(c) if c.truthy() => Ok(()),
-                    SemaValue::Const(_) => {
-                        let m = match msg.as_ref().map(|m| self.lower_expr(m)).transpose()? {
-                            Some(SemaValue::Const(Constexpr::Str(s))) => format!(": {s}"),
-                            _ => String::new(),
-                        };
-                        Err(Diagnostic::error(
-                            codes::STATIC_ASSERT_FAILED,
-                            format!("assertion failed at compile time{m}"),
-                        )
-                        .with_primary(test.span, "this is false for this specialization"))
-                    }
-                    // Device asserts emit nothing unless debug is on (Triton's default).
-                    _ => Ok(()),
-                }
+                let m = match msg {
+                    Some(m) => Some((self.lower_expr(m)?, m.span)),
+                    None => None,
+                };
+                crate::builtins::debug::assert_statement(self, (c, test.span), m, s.span)
             }
             StmtKind::While { test, body, orelse } => {
                 if !orelse.is_empty() {
