@@ -80,7 +80,13 @@ pub static REGISTRY: CodeRegistry = CodeRegistry::new(
             code: ASSERT_FAILED,
             name: "device-assert",
             summary: "a device assertion failed",
-            explanation: "A `tl.device_assert` condition was false for some lane.\n\n## Example\n\n\
+            explanation: "A `tl.device_assert` (or `assert`) condition was false for some lane. \
+                Asserts are compiled only in debug mode (`@triton.jit(debug=True)`, \
+                `TRITON_DEBUG=1`, `--debug`, `debug = true` in a launch spec); the interpreter \
+                reports the first failing program and lane, and the element's index in a \
+                block of two or more dims. On the GPU every failing lane prints \
+                `file:line: unknown: block: [...], thread: [...] Assertion `msg` failed.` and \
+                the launch fails with `CUDA_ERROR_ASSERT` (710).\n\n## Example\n\n\
                 ```python\ntl.device_assert(x >= 0)\n```\n\n## Use instead\n\nFix the input or the \
                 kernel so the condition holds.\n",
         },
@@ -128,8 +134,14 @@ pub enum RuntimeErrorKind {
     Unsupported(String),
     /// A launch that does not fit the kernel.
     BadLaunch(String),
-    /// A failed device assertion.
-    AssertFailed(String),
+    /// A failed device assertion (`tl.device_assert` or `assert` in debug mode).
+    AssertFailed {
+        /// The assert's message (empty when none was given).
+        message: String,
+        /// The multi-index of the first failing element in its block (empty for a
+        /// scalar condition).
+        element: Vec<usize>,
+    },
 }
 
 /// A runtime error with where and in which program it happened.
@@ -184,7 +196,7 @@ impl RuntimeError {
             RuntimeErrorKind::NoProgress { .. } => NO_PROGRESS,
             RuntimeErrorKind::Unsupported(_) => UNSUPPORTED,
             RuntimeErrorKind::BadLaunch(_) => BAD_LAUNCH,
-            RuntimeErrorKind::AssertFailed(_) => ASSERT_FAILED,
+            RuntimeErrorKind::AssertFailed { .. } => ASSERT_FAILED,
         }
     }
 
@@ -216,7 +228,12 @@ impl RuntimeError {
             }
             RuntimeErrorKind::Unsupported(m) => format!("the interpreter does not support {m}"),
             RuntimeErrorKind::BadLaunch(m) => format!("bad launch: {m}"),
-            RuntimeErrorKind::AssertFailed(m) => format!("device assertion failed: {m}"),
+            RuntimeErrorKind::AssertFailed { message, .. } if message.is_empty() => {
+                "device assertion failed".to_string()
+            }
+            RuntimeErrorKind::AssertFailed { message, .. } => {
+                format!("device assertion failed: {message}")
+            }
         }
     }
 
@@ -257,6 +274,13 @@ impl RuntimeError {
         if let Some(l) = self.lane {
             where_.push(format!("lane {l}"));
         }
+        if let RuntimeErrorKind::AssertFailed { element, .. } = &self.kind {
+            // A block of two or more dims: the lane is its flat index; say which element.
+            if element.len() > 1 {
+                let idx: Vec<String> = element.iter().map(|i| i.to_string()).collect();
+                where_.push(format!("element ({})", idx.join(", ")));
+            }
+        }
         if !where_.is_empty() {
             d = d.with_note(format!("in {}", where_.join(", ")));
         }
@@ -266,6 +290,12 @@ impl RuntimeError {
             }
             RuntimeErrorKind::Race { .. } => {
                 d = d.with_help("give each program its own block, or use an atomic")
+            }
+            RuntimeErrorKind::AssertFailed { .. } => {
+                d = d.with_note(
+                    "on the GPU every failing lane prints this message and the launch fails \
+                     with CUDA_ERROR_ASSERT (710)",
+                )
             }
             _ => {}
         }

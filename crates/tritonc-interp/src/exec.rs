@@ -265,13 +265,24 @@ impl<'a> Program<'a> {
                 return Ok(());
             }
             OpKind::Assert { message } => {
-                if let Data::Bool(c) = &ops[0].data {
-                    if let Some(lane) = c.iter().position(|&b| !b) {
-                        return Err(RuntimeError::new(RuntimeErrorKind::AssertFailed(
-                            message.clone(),
-                        ))
-                        .at_lane(lane));
-                    }
+                let Data::Bool(c) = &ops[0].data else {
+                    return Err(RuntimeError::unsupported(
+                        "a `tt.assert` whose condition is not `i1`",
+                    ));
+                };
+                // Every lane checks its element, as on the GPU; the first false one is
+                // reported (a scalar condition has no lane).
+                if let Some(lane) = c.iter().position(|&b| !b) {
+                    let shape = &ops[0].shape;
+                    let err = RuntimeError::new(RuntimeErrorKind::AssertFailed {
+                        message: message.clone(),
+                        element: unravel(lane, shape),
+                    });
+                    return Err(if shape.is_empty() {
+                        err
+                    } else {
+                        err.at_lane(lane)
+                    });
                 }
                 return Ok(());
             }
@@ -700,4 +711,15 @@ fn extern_call(symbol: &str, ops: &[Rc<Val>], to: DType) -> RtResult<Data> {
         ExternFn::IsFinite => to_bool_i32(&|x| x.is_finite()),
         ExternFn::Signbit => to_bool_i32(&|x| x.is_sign_negative()),
     }
+}
+
+/// The row-major multi-index of flat element `i` of a block of `shape`.
+fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
+    let mut index = vec![0; shape.len()];
+    for (d, &n) in shape.iter().enumerate().rev() {
+        let n = n.max(1);
+        index[d] = i % n;
+        i /= n;
+    }
+    index
 }

@@ -118,6 +118,8 @@ pub struct LaunchSpec {
     pub grid: Vec<Expr>,
     /// Warps per program.
     pub num_warps: u32,
+    /// Triton's debug mode (`debug = true`): device asserts are compiled in.
+    pub debug: bool,
     /// Seed for the initializers.
     pub seed: u64,
     /// Tensors, in the order written.
@@ -279,6 +281,7 @@ const TOP_KEYS: &[&str] = &[
     "name",
     "grid",
     "num_warps",
+    "debug",
     "seed",
     "tensors",
     "args",
@@ -358,6 +361,7 @@ pub fn parse(text: &str, file: FileId) -> Result<LaunchSpec, Vec<Diagnostic>> {
         kernel_name: None,
         grid: Vec::new(),
         num_warps: 4,
+        debug: false,
         seed: 0,
         tensors: Vec::new(),
         args: Vec::new(),
@@ -390,6 +394,7 @@ pub fn parse(text: &str, file: FileId) -> Result<LaunchSpec, Vec<Diagnostic>> {
                     }
                     spec.num_warps = w as u32;
                 }
+                "debug" => spec.debug = cx.bool(v)?,
                 "seed" => {
                     let s = cx.f64(v)?;
                     if s < 0.0 || s.fract() != 0.0 {

@@ -576,6 +576,8 @@ pub fn prepare(
         params,
         options: LaunchOptions {
             num_warps: spec.num_warps,
+            // As Triton: the launch's debug option or the decorator's `debug=True`.
+            debug: spec.debug || jit_debug(&parsed.module, &kernel_name),
             ..LaunchOptions::default()
         },
     };
@@ -594,6 +596,14 @@ pub fn prepare(
         def,
         parsed.module,
     ))
+}
+
+/// Whether `@triton.jit(debug=True)` decorates kernel `name`.
+fn jit_debug(module: &tritonc_syntax::ast::Module, name: &str) -> bool {
+    tritonc_syntax::discover(module)
+        .kernels
+        .iter()
+        .any(|k| k.name == name && k.jit.debug == Some(true))
 }
 
 /// The outcome of running a spec.
