@@ -4,6 +4,7 @@ use std::fmt;
 
 use tritonc_bundle::BundleError;
 
+use crate::backend::Backend;
 use crate::check::Violation;
 
 /// The process exit status a CLI should use for an error (the table in `docs/cli.md`).
@@ -12,6 +13,8 @@ pub mod exit {
     pub const INPUT_ERROR: u8 = 2;
     /// The driver, the GPU or enough device memory is not available.
     pub const UNAVAILABLE: u8 = 3;
+    /// This build cannot do it: the backend was not compiled in (the `hip` feature).
+    pub const NOT_IMPLEMENTED: u8 = 4;
     /// A bug in tritonc: the driver rejected code tritonc generated, or failed a call.
     pub const INTERNAL_ERROR: u8 = 70;
 }
@@ -36,6 +39,23 @@ pub enum RuntimeError {
     NoDevice {
         /// What the driver said.
         reason: String,
+    },
+    /// The HIP runtime found no usable AMD GPU (no device, no kernel driver, or an
+    /// ordinal past the number of GPUs).
+    #[error("no AMD GPU / HIP runtime found: {reason}")]
+    NoHipDevice {
+        /// What the HIP runtime said.
+        reason: String,
+    },
+    /// The bundle needs a backend this build does not have.
+    #[error(
+        "this tritonc was built without the {backend} launcher for {vendor} GPUs: rebuild with \
+         `--features hip` (it links libamdhip64: Debian's `libamdhip64-dev`)",
+        vendor = backend.vendor()
+    )]
+    BackendNotBuilt {
+        /// The backend asked for.
+        backend: Backend,
     },
     /// A device ordinal past the number of GPUs.
     #[error("no CUDA GPU {ordinal}: this machine has {count}")]
@@ -100,6 +120,16 @@ pub enum RuntimeError {
         /// The driver's description.
         message: String,
     },
+    /// A HIP runtime call failed, including faults of a running kernel.
+    #[error("HIP runtime call {call} failed: {code}: {message}")]
+    Hip {
+        /// The call.
+        call: &'static str,
+        /// The error name (`hipErrorIllegalAddress`).
+        code: String,
+        /// The runtime's description.
+        message: String,
+    },
 }
 
 impl RuntimeError {
@@ -109,6 +139,7 @@ impl RuntimeError {
             RuntimeError::NoDriver { .. }
             | RuntimeError::DriverTooOld { .. }
             | RuntimeError::NoDevice { .. }
+            | RuntimeError::NoHipDevice { .. }
             | RuntimeError::DeviceNotFound { .. }
             | RuntimeError::OutOfMemory { .. } => exit::UNAVAILABLE,
             RuntimeError::Bundle(_)
@@ -117,7 +148,10 @@ impl RuntimeError {
             | RuntimeError::NoMatchingVariant(_)
             | RuntimeError::InvalidGrid(_)
             | RuntimeError::BufferMismatch(_) => exit::INPUT_ERROR,
-            RuntimeError::Jit { .. } | RuntimeError::Driver { .. } => exit::INTERNAL_ERROR,
+            RuntimeError::BackendNotBuilt { .. } => exit::NOT_IMPLEMENTED,
+            RuntimeError::Jit { .. } | RuntimeError::Driver { .. } | RuntimeError::Hip { .. } => {
+                exit::INTERNAL_ERROR
+            }
         }
     }
 }

@@ -1,8 +1,17 @@
-//! Loads tritonc bundles and launches them on NVIDIA GPUs.
+//! Loads tritonc bundles and launches them on NVIDIA GPUs (CUDA) and, with the `hip`
+//! cargo feature, on AMD GPUs (HIP).
 //!
 //! The CUDA driver (libcuda) is loaded at run time, so this crate builds and its
 //! GPU-free parts (argument checks, marshalling, variant selection) run on machines
 //! without CUDA; [`Device::open`] reports [`RuntimeError::NoDriver`] there.
+//!
+//! Both backends sit behind the same types: a [`Device`] opened on a [`Backend`]
+//! ([`Device::open_on`]), its buffers, and the [`Kernel`]s loaded from bundles. The
+//! argument checks and marshalling, variant selection, scratch allocation and timing are
+//! shared; each backend only allocates, copies, loads code and launches. The `hip`
+//! feature links libamdhip64 (Debian's `libamdhip64-dev`); without an AMD GPU,
+//! [`Device::open_on`]`(Backend::Hip, _)` is [`RuntimeError::NoHipDevice`] (exit 3), and
+//! in a build without the feature [`RuntimeError::BackendNotBuilt`] (exit 4).
 //!
 //! The flow: open a [`Device`], read a [`Bundle`], [`Device::load`] it, put data on the
 //! GPU with [`Device::upload`], then launch with one [`Arg`] per source parameter of the
@@ -32,20 +41,28 @@
 //!
 //! Errors map onto the CLI's exit codes through [`RuntimeError::exit_code`]: a refused
 //! launch or an unusable bundle is an input error (2), a missing driver, GPU or device
-//! memory is 3, a driver failure on code tritonc generated is internal (70).
+//! memory is 3, a backend this build lacks is 4, a driver failure on code tritonc
+//! generated is internal (70).
 
 mod args;
+mod backend;
 mod check;
+mod cuda;
 mod device;
 mod error;
+#[cfg(feature = "hip")]
+mod hip;
 mod kernel;
 mod select;
 
 pub use args::{Arg, DevicePtr, Grid};
+pub use backend::{default_backend, set_default_backend, Backend};
 pub use check::{check_and_marshal, specialization_score, ParamBuffer, Violation};
 pub use device::{Device, DeviceBuffer, HostElement};
 pub use error::{exit, LaunchRefusal, NoMatchingVariant, RuntimeError};
 pub use kernel::{Kernel, LaunchTimings, PreparedLaunch};
-pub use select::{code_for_device, select_variant, CodeChoice};
+pub use select::{
+    amd_code_for_device, code_for_device, select_variant, select_variant_on, CodeChoice,
+};
 pub use tritonc_bundle::{Bundle, BundleMeta, ConstValue};
 pub use tritonc_ir::DType;

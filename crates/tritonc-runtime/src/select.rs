@@ -1,9 +1,11 @@
 //! Choosing what to load and which variant to launch.
 
-use tritonc_bundle::{parse_sm, Bundle, BundleMeta};
+use tritonc_bundle::{parse_gfx, parse_sm, Bundle, BundleMeta};
 
 use crate::args::Arg;
+use crate::backend::Backend;
 use crate::check::{check_and_marshal, specialization_score};
+use crate::device::Device;
 use crate::error::{LaunchRefusal, NoMatchingVariant, RuntimeError};
 
 /// Which code of a bundle the driver loads.
@@ -13,6 +15,8 @@ pub enum CodeChoice {
     Cubin,
     /// The PTX, compiled by the driver's JIT at load.
     Ptx,
+    /// The AMD code object (HSACO), loaded as is.
+    CodeObject,
 }
 
 /// Decides how a bundle for `meta.target` runs on a device of compute capability
@@ -25,7 +29,10 @@ pub fn code_for_device(
     device: (u32, u32),
 ) -> Result<CodeChoice, String> {
     let Some((major, minor, specific)) = parse_sm(&meta.target) else {
-        return Err(format!("target `{}` is not of the form sm_XY", meta.target));
+        return Err(format!(
+            "target `{}` is not an NVIDIA target (sm_XY)",
+            meta.target
+        ));
     };
     let device_name = format!("sm_{}{}", device.0, device.1);
     if specific && device != (major, minor) {
@@ -46,29 +53,102 @@ pub fn code_for_device(
     ))
 }
 
+/// Decides whether a bundle for `meta.target` runs on an AMD GPU whose architecture
+/// HIP names `device_arch` (`gfx90a:sramecc+:xnack-`): an AMD code object runs only on
+/// the processor it was built for, so the processors must be equal.
+pub fn amd_code_for_device(
+    meta: &BundleMeta,
+    has_code_object: bool,
+    device_arch: &str,
+) -> Result<CodeChoice, String> {
+    let Some(target) = parse_gfx(&meta.target) else {
+        return Err(format!(
+            "target `{}` is not an AMD target (gfxNNN)",
+            meta.target
+        ));
+    };
+    let processor = device_arch.split(':').next().unwrap_or(device_arch);
+    if target != processor {
+        return Err(format!(
+            "it was compiled for {target}, the GPU is {processor} (an AMD code object runs \
+             only on the processor it was built for)"
+        ));
+    }
+    if !has_code_object {
+        return Err("it carries no code object".into());
+    }
+    Ok(CodeChoice::CodeObject)
+}
+
+/// Whether `bundle` can run on `device`, by backend and architecture.
+fn runs_on(bundle: &Bundle, device: &Device) -> Result<(), String> {
+    let meta = &bundle.meta;
+    match Backend::for_target(&meta.target) {
+        Some(b) if b != device.backend() => Err(format!(
+            "it was compiled for {} `{}`, the GPU is {} ({})",
+            b.vendor(),
+            meta.target,
+            device.backend().vendor(),
+            device.arch()
+        )),
+        Some(Backend::Hip) => {
+            amd_code_for_device(meta, bundle.cubin.is_some(), device.arch()).map(drop)
+        }
+        _ => code_for_device(meta, bundle.cubin.is_some(), device.compute_capability()).map(drop),
+    }
+}
+
 /// Picks the variant to launch: among bundles that can run on `device` (when given) and
 /// whose every assumption holds for `args`, the most specialized (ties: the first).
 /// With one bundle, a refusal is [`RuntimeError::LaunchRefused`] naming each violated
 /// assumption; with several, [`RuntimeError::NoMatchingVariant`] says why each failed.
+///
+/// `device` is an NVIDIA compute capability: it filters bundles with NVIDIA targets.
+/// Bundles for AMD targets are matched to their GPU when loaded; [`select_variant_on`]
+/// checks both kinds against an opened device.
 pub fn select_variant(
     bundles: &[Bundle],
     args: &[Arg],
     device: Option<(u32, u32)>,
 ) -> Result<usize, RuntimeError> {
+    select(bundles, args, |b| match device {
+        Some(cc) if parse_gfx(&b.meta.target).is_none() => {
+            code_for_device(&b.meta, b.cubin.is_some(), cc).map(drop)
+        }
+        _ => Ok(()),
+    })
+}
+
+/// [`select_variant`] against an opened device of either backend: a bundle runs there
+/// when it targets the device's vendor and architecture.
+pub fn select_variant_on(
+    bundles: &[Bundle],
+    args: &[Arg],
+    device: Option<&Device>,
+) -> Result<usize, RuntimeError> {
+    select(bundles, args, |b| match device {
+        Some(d) => runs_on(b, d),
+        None => Ok(()),
+    })
+}
+
+fn select(
+    bundles: &[Bundle],
+    args: &[Arg],
+    compatible: impl Fn(&Bundle) -> Result<(), String>,
+) -> Result<usize, RuntimeError> {
     let mut best: Option<(usize, usize)> = None;
     let mut refusals = Vec::new();
     for (i, b) in bundles.iter().enumerate() {
-        if let Some(cc) = device {
-            if let Err(reason) = code_for_device(&b.meta, b.cubin.is_some(), cc) {
-                if bundles.len() == 1 {
-                    return Err(RuntimeError::IncompatibleBundle {
-                        entry: b.meta.entry.clone(),
-                        reason,
-                    });
-                }
-                refusals.push((b.meta.key.to_string(), vec![reason]));
-                continue;
+        if let Err(reason) = compatible(b) {
+            if bundles.len() == 1 {
+                return Err(RuntimeError::IncompatibleBundle {
+                    entry: b.meta.entry.clone(),
+                    reason,
+                });
             }
+            refusals.push((b.meta.key.to_string(), vec![reason]));
+            continue;
         }
         match check_and_marshal(&b.meta, args) {
             Ok(_) => {
