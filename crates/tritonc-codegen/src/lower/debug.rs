@@ -4,12 +4,24 @@
 //! Threads holding replicas stay quiet (as for stores); a scalar is printed by thread 0
 //! of each program. Floats print as `%f` of the value widened to f64, integers as `%d`
 //! / `%u` / `%lld` / `%llu` (`0x%x` with `hex=True`), pointers as `0x%llx`.
+//!
+//! `tt.assert` (`tl.device_assert` in debug mode): each thread folds the conditions of
+//! the elements it holds into one `i1` and, if any is false, calls CUDA's
+//! `__assertfail(message, file, line, function, 1)`, as Triton does. The call comes from
+//! MLIR's own `cf.assert` lowering in `convert-gpu-to-nvvm`, which reads the file and
+//! line from the op's location and the function from a name location around it: Triton
+//! passes `"unknown"` there, and so do we. The driver prints
+//! `file:line: unknown: block: [x,y,z], thread: [x,y,z] Assertion `message` failed.`,
+//! and the launch fails with `CUDA_ERROR_ASSERT` (710).
 
-use melior::ir::{attribute::StringAttribute, r#type::IntegerType, Type, Value};
+use melior::ir::{attribute::StringAttribute, r#type::IntegerType, Location, Type, Value};
 use tritonc_ir::{DType, Elem, OpId, OpKind};
 
 use super::function::FunctionLowering;
-use super::LowerError;
+use super::{mlir_location, LowerError};
+
+/// The function name Triton passes to `__assertfail` (its lowering never knows it).
+const ASSERT_FUNCTION: &str = "unknown";
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     pub(super) fn lower_print(&mut self, op: OpId) -> Result<(), LowerError> {
@@ -65,6 +77,51 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             }
         }
         Ok(())
+    }
+
+    pub(super) fn lower_assert(&mut self, op: OpId) -> Result<(), LowerError> {
+        let OpKind::Assert { message } = self.func.kind(op).clone() else {
+            unreachable!("invariant: lower_assert is called on tt.assert")
+        };
+        let cond = self.func.op(op).operands()[0];
+        let is_block = self.func.value_type(cond).is_tensor();
+        let lowered = self.operand(op, 0)?;
+        let b = self.b;
+        // Replicated elements hold the same value, so folding them too changes nothing.
+        let mut ok = lowered.reg(0);
+        if !lowered.scalar {
+            for &r in &lowered.regs[1..] {
+                ok = self.mlir(b.binary("arith.andi", ok, r))?;
+            }
+        }
+        let ctx = b.context();
+        b.set_location(self.assert_location(op));
+        let msg = StringAttribute::new(ctx, &message).into();
+        let emitted = b.effect("cf.assert", &[ok], &[("msg", msg)]);
+        self.at_op(op);
+        self.mlir(emitted)?;
+        if is_block {
+            // As Triton: the threads wait for each other, so none runs ahead into an op
+            // (in another layout) that the assert guards.
+            self.mlir(b.barrier())?;
+        }
+        Ok(())
+    }
+
+    /// The location `__assertfail` reads: the assert's own `file:line` (in the helper it
+    /// was written in) under the name Triton passes as the function, then the call sites.
+    fn assert_location(&self, op: OpId) -> Location<'c> {
+        let ctx = self.b.context();
+        let loc = &self.func.op(op).loc;
+        let Some(span) = loc.known_span() else {
+            return Location::name(ctx, ASSERT_FUNCTION, Location::unknown(ctx));
+        };
+        let at = |s| mlir_location(ctx, self.sources, &tritonc_ir::Location::new(s));
+        let mut result = Location::name(ctx, ASSERT_FUNCTION, at(span));
+        for &call in &loc.call_sites {
+            result = Location::call_site(result, at(call));
+        }
+        result
     }
 
     /// `tid == 0`.

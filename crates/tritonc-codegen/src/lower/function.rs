@@ -78,7 +78,7 @@ pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     pub arena: &'l BuilderArena<'c, 'a>,
     pub func: &'l Function,
     pub layouts: &'l LayoutAssignment,
-    sources: &'l SourceMap,
+    pub sources: &'l SourceMap,
     pub options: &'l CompileOptions,
     args: Vec<Value<'c, 'a>>,
     pub values: HashMap<tritonc_ir::Value, Lowered<'c, 'a>>,
@@ -551,6 +551,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::Scan { .. } => self.lower_scan(op),
             OpKind::Dot { .. } => self.lower_dot(op),
             OpKind::Print { .. } => self.lower_print(op),
+            OpKind::Assert { .. } => self.lower_assert(op),
             OpKind::FpToFp { .. } => self.lower_elementwise(op),
             OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => self.lower_atomic(op),
             OpKind::Trans { .. }

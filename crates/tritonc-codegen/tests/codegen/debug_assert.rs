@@ -1,0 +1,188 @@
+//! `tt.assert` (device asserts in debug mode) lowers to Triton's call: for each thread
+//! with a false element, `__assertfail(message, file, line, "unknown", 1)`, then a
+//! barrier after a block condition. The expected strings are the ones Triton 3.6's PTX
+//! passes for the same source (`triton.compile(..., options={"debug": True})`).
+
+use tritonc_codegen::{compile_to_ptx, CompileOptions, CompiledKernel, NvptxTarget, Ptxas};
+use tritonc_diagnostics::{FileId, SourceMap, Span};
+use tritonc_sema::spec::{bind_signature, parse_signature};
+use tritonc_sema::LaunchOptions;
+
+use crate::reference_kernels::{golden_path, workspace_root};
+
+const GATHER_SIG: &str = "*fp32:16, *i32:16, *fp32:16, i32, i32, 128";
+
+/// Compiles `kernel` of `src` (registered as `name`) in debug mode or not.
+fn compile(name: &str, src: &str, kernel: &str, sig: &str, debug: bool, sm: u32) -> CompiledKernel {
+    let mut sources = SourceMap::new();
+    let file = sources.add(name.to_string(), src.to_string());
+    let parsed = tritonc_syntax::parse_module(file, src);
+    assert!(!parsed.has_errors(), "{name} parses");
+    let scope = tritonc_sema::ModuleScope::from_module(&parsed.module);
+    let def = scope
+        .functions
+        .get(kernel)
+        .expect("the kernel exists")
+        .clone();
+    let sig_file = FileId(1);
+    let items = parse_signature(sig, sig_file).expect("the signature parses");
+    let options = LaunchOptions {
+        debug,
+        ..LaunchOptions::default()
+    };
+    let spec = bind_signature(
+        &def,
+        &items,
+        &[],
+        options,
+        Span::new(sig_file, 0, sig.len() as u32),
+    )
+    .expect("the signature binds");
+    let lowered = tritonc_sema::lower_kernel_in(&scope, kernel, &spec)
+        .unwrap_or_else(|d| panic!("sema: {}", d[0].message));
+    let func = lowered
+        .module
+        .function(kernel)
+        .expect("the kernel is lowered");
+    compile_to_ptx(
+        func,
+        &sources,
+        &NvptxTarget::new(sm),
+        &CompileOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{kernel} compiles: {e}"))
+}
+
+fn gather(debug: bool, sm: u32) -> (String, CompiledKernel) {
+    let src = std::fs::read_to_string(workspace_root().join("examples/debug_assert.py"))
+        .expect("the example is readable");
+    let k = compile(
+        "examples/debug_assert.py",
+        &src,
+        "gather_kernel",
+        GATHER_SIG,
+        debug,
+        sm,
+    );
+    (src, k)
+}
+
+/// A string as PTX writes an `.b8` array initializer: its bytes, comma-separated.
+fn bytes(text: &str) -> String {
+    text.bytes()
+        .map(|b| b.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The 1-based line of the first line of `src` containing `needle`.
+fn line_of(src: &str, needle: &str) -> usize {
+    src.lines()
+        .position(|l| l.contains(needle))
+        .expect("the needle is in the source")
+        + 1
+}
+
+#[test]
+fn device_asserts_call_assertfail_with_tritons_arguments() {
+    let (src, k) = gather(true, 90);
+    let ptx = &k.ptx;
+    assert!(ptx.contains(".extern .func __assertfail"), "{ptx}");
+    assert_eq!(ptx.matches("call.uni __assertfail").count(), 1, "{ptx}");
+    // message, file, line, function, char size: as in Triton's PTX for the same kernel.
+    assert!(ptx.contains(&bytes("gather index out of bounds")), "{ptx}");
+    assert!(ptx.contains(&bytes("examples/debug_assert.py")), "{ptx}");
+    assert!(ptx.contains(&bytes("unknown")), "{ptx}");
+    let line = line_of(&src, "tl.device_assert((idx");
+    assert!(
+        ptx.contains(&format!("st.param.b32 \t[param2], {line};"))
+            || ptx.contains(&format!("st.param.b32 [param2], {line};"))
+            || ptx.contains(&format!("st.param.b32 \t[param2], {line}")),
+        "line {line}:\n{ptx}"
+    );
+    assert!(ptx.contains("[param4], 1;"), "{ptx}");
+    // The block condition is followed by a barrier (the kernel has no other).
+    assert!(ptx.contains("bar.sync"), "{ptx}");
+}
+
+#[test]
+fn without_debug_mode_no_assert_is_emitted() {
+    let (_, k) = gather(false, 90);
+    assert!(!k.ptx.contains("__assertfail"), "{}", k.ptx);
+    assert!(!k.ptx.contains("bar.sync"), "{}", k.ptx);
+}
+
+#[test]
+fn debug_assert_golden_matches() {
+    let (_, k) = gather(true, 90);
+    let path = golden_path("debug_assert.ptx");
+    if std::env::var_os("TRITONC_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &k.ptx).expect("golden written");
+        return;
+    }
+    let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "{} missing; run with TRITONC_UPDATE_GOLDEN=1",
+            path.display()
+        )
+    });
+    assert_eq!(
+        golden, k.ptx,
+        "debug_assert PTX changed; rerun with TRITONC_UPDATE_GOLDEN=1 and review"
+    );
+}
+
+const HELPERS: &str = r#"import triton
+import triton.language as tl
+
+
+@triton.jit
+def check_below(x, n):
+    tl.device_assert(x < n, "in the helper")
+
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    assert pid < n, "pid too large"
+    rows = tl.arange(0, BLOCK)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    x = tl.load(x_ptr + rows * BLOCK + cols)
+    check_below(x, n)
+    tl.store(x_ptr + rows * BLOCK + cols, x + 1)
+"#;
+
+#[test]
+fn scalar_tile_and_inlined_asserts_report_their_own_lines() {
+    let k = compile("helpers.py", HELPERS, "k", "*i32:16, i32, 16", true, 90);
+    let ptx = &k.ptx;
+    assert_eq!(ptx.matches("call.uni __assertfail").count(), 2, "{ptx}");
+    assert!(ptx.contains(&bytes("pid too large")), "{ptx}");
+    assert!(ptx.contains(&bytes("in the helper")), "{ptx}");
+    // The helper's assert reports the helper's line, as Triton walks to the callee.
+    for needle in ["assert pid < n", "tl.device_assert(x < n"] {
+        let line = line_of(HELPERS, needle);
+        assert!(
+            ptx.contains(&format!("[param2], {line};")),
+            "line {line} for `{needle}`:\n{ptx}"
+        );
+    }
+}
+
+#[test]
+fn asserts_assemble_for_sm80_and_sm90() {
+    let Some(ptxas) = Ptxas::locate(&workspace_root()) else {
+        eprintln!("skipped: no ptxas at .tools/cuda/bin/ptxas and TRITONC_PTXAS unset");
+        return;
+    };
+    for sm in [80, 90] {
+        let (_, k) = gather(true, sm);
+        ptxas
+            .check(&k.ptx, &format!("sm_{sm}"))
+            .unwrap_or_else(|e| panic!("gather_kernel sm_{sm}: {e}"));
+        let k = compile("helpers.py", HELPERS, "k", "*i32:16, i32, 16", true, sm);
+        ptxas
+            .check(&k.ptx, &format!("sm_{sm}"))
+            .unwrap_or_else(|e| panic!("helpers sm_{sm}: {e}"));
+    }
+}
