@@ -84,6 +84,10 @@ pub struct CompileArgs {
     /// Keep `a*b + c` as separate roundings (no `fma` contraction).
     #[arg(long)]
     pub no_fp_fusion: bool,
+    /// Triton's debug mode: compile `tl.device_assert` and `assert` into the kernel (also
+    /// on with `TRITON_DEBUG=1` or `@triton.jit(debug=True)`).
+    #[arg(long)]
+    pub debug: bool,
 }
 
 /// `tritonc lint`.
@@ -176,6 +180,10 @@ pub struct RunArgs {
     /// ints) instead of 0.
     #[arg(long)]
     pub poison_masked: bool,
+    /// Triton's debug mode: device asserts are checked (as `debug = true` in the spec;
+    /// also on with `TRITON_DEBUG=1`). A bundle must be compiled with it too.
+    #[arg(long)]
+    pub debug: bool,
     /// The target to compile for when no bundle is given.
     #[arg(long, value_name = "ARCH", default_value = "sm_90")]
     pub target: String,
@@ -206,6 +214,10 @@ pub struct VerifyArgs {
     /// against references, poisoned lanes and races only).
     #[arg(long)]
     pub interpret: bool,
+    /// Triton's debug mode: device asserts are checked (as `debug = true` in the spec;
+    /// also on with `TRITON_DEBUG=1`). Bundles must be compiled with it too.
+    #[arg(long)]
+    pub debug: bool,
     /// The target to compile for when no bundle is given.
     #[arg(long, value_name = "ARCH", default_value = "sm_90")]
     pub target: String,

@@ -5,6 +5,7 @@ use std::path::Path;
 use tritonc_diagnostics::{Diagnostic, FileId, Severity, SourceMap, Span};
 use tritonc_sema::meta::{self, BoundKernel};
 use tritonc_sema::{LaunchOptions, ModuleScope};
+use tritonc_syntax::Kernel;
 
 use crate::cli::CompileArgs;
 use crate::codes;
@@ -30,6 +31,9 @@ pub struct CompileRequest {
     pub stages: Vec<Stage>,
     /// Contract `a*b + c` into `fma` (off with `--no-fp-fusion`).
     pub fp_fusion: bool,
+    /// Triton's debug mode (`--debug`, `TRITON_DEBUG`); a kernel's `@triton.jit(debug=True)`
+    /// turns it on for that kernel.
+    pub debug: bool,
 }
 
 /// Why a stage produced no output.
@@ -78,9 +82,12 @@ pub fn emit_ttir(
     let bound = match bound {
         Some(b) => b,
         None => {
-            from_annotations =
-                meta::specialize_from_annotations(found, &kernel.scope, launch_options(request))
-                    .map_err(StageError::Diagnostics)?;
+            from_annotations = meta::specialize_from_annotations(
+                found,
+                &kernel.scope,
+                launch_options(request, found),
+            )
+            .map_err(StageError::Diagnostics)?;
             &from_annotations
         }
     };
@@ -189,8 +196,8 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
     Exit::Success
 }
 
-/// The sema launch options of a request.
-pub(crate) fn launch_options(request: &CompileRequest) -> LaunchOptions {
+/// The sema launch options of a request for `kernel` (its decorator may turn debug mode on).
+pub(crate) fn launch_options(request: &CompileRequest, kernel: &Kernel) -> LaunchOptions {
     let target = match request.target.vendor {
         Vendor::Nvidia => tritonc_sema::Target::cuda(request.target.capability),
         Vendor::Amd => tritonc_sema::Target {
@@ -203,7 +210,19 @@ pub(crate) fn launch_options(request: &CompileRequest) -> LaunchOptions {
         num_warps: request.num_warps,
         num_stages: request.num_stages,
         target,
+        debug: request.debug || kernel.jit.debug == Some(true),
     }
+}
+
+/// Whether `TRITON_DEBUG` turns debug mode on, as Triton reads it (`1`, `true`, `yes`,
+/// `y`, `on`, any case).
+pub(crate) fn triton_debug_env() -> bool {
+    std::env::var("TRITON_DEBUG").is_ok_and(|v| {
+        matches!(
+            v.to_ascii_lowercase().as_str(),
+            "1" | "true" | "yes" | "y" | "on"
+        )
+    })
 }
 
 /// Parses `--signature` (registered in `sources` as the file `<--signature>`, so its
@@ -220,7 +239,8 @@ fn specialize(
     let file = sources.add("<--signature>", text.to_string());
     let items = tritonc_sema::spec::parse_signature(text, file)?;
     let span = Span::new(file, 0, text.len() as u32);
-    meta::bind_kernel_signature(&kernel.kernel, &items, launch_options(request), span).map(Some)
+    let options = launch_options(request, &kernel.kernel);
+    meta::bind_kernel_signature(&kernel.kernel, &items, options, span).map(Some)
 }
 
 /// Checks `--num-warps`, `--target` and `--emit`; reports every bad option at once.
@@ -273,6 +293,7 @@ pub(crate) fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec
             target,
             stages,
             fp_fusion: !args.no_fp_fusion,
+            debug: args.debug || triton_debug_env(),
         }),
         _ => Err(errors),
     }

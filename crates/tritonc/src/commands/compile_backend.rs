@@ -41,9 +41,12 @@ fn variants(
     let bound = match bound {
         Some(b) => b,
         None => {
-            from_annotations =
-                meta::specialize_from_annotations(found, &kernel.scope, launch_options(request))
-                    .map_err(StageError::Diagnostics)?;
+            from_annotations = meta::specialize_from_annotations(
+                found,
+                &kernel.scope,
+                launch_options(request, found),
+            )
+            .map_err(StageError::Diagnostics)?;
             &from_annotations
         }
     };
@@ -277,13 +280,14 @@ pub fn compile_spec(args: &CompileArgs, spec_path: &Path, out: &Output) -> Exit 
             out,
         );
     }
-    let input = match tritonc_verify::load_spec(spec_path, &mut sources) {
+    let mut input = match tritonc_verify::load_spec(spec_path, &mut sources) {
         Ok(i) => i,
         Err(d) => {
             out.diagnostics(Stream::Stderr, &d, &sources);
             return Exit::InputError;
         }
     };
+    input.spec.debug |= args.debug || super::compile::triton_debug_env();
     let plan = tritonc_verify::plan(&input.spec, &input.config, &tritonc_verify::Stage::ALL);
     let dir = args
         .output_dir

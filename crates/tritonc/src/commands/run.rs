@@ -60,13 +60,14 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
         out.diagnostics(Stream::Stderr, &[d], &sources);
         return Exit::InputError;
     }
-    let input = match tritonc_verify::load_spec(&args.spec, &mut sources) {
+    let mut input = match tritonc_verify::load_spec(&args.spec, &mut sources) {
         Ok(i) => i,
         Err(d) => {
             out.diagnostics(Stream::Stderr, &d, &sources);
             return Exit::InputError;
         }
     };
+    input.spec.debug |= args.debug || super::compile::triton_debug_env();
     let case = match PreparedCase::prepare(&input.spec, &args.spec, &mut sources) {
         Ok(c) => c,
         Err(d) => {

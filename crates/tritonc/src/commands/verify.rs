@@ -37,13 +37,14 @@ pub fn run(args: &VerifyArgs, out: &Output) -> Exit {
             return Exit::InputError;
         }
     };
-    let input = match tritonc_verify::load_spec(&args.spec, &mut sources) {
+    let mut input = match tritonc_verify::load_spec(&args.spec, &mut sources) {
         Ok(i) => i,
         Err(d) => {
             out.diagnostics(Stream::Stderr, &d, &sources);
             return Exit::InputError;
         }
     };
+    input.spec.debug |= args.debug || super::compile::triton_debug_env();
     let mut interp;
     let mut gpu;
     let device: &mut dyn Executor = if args.interpret {
