@@ -32,8 +32,31 @@ pub struct VerifyConfig {
     pub stress_iterations: usize,
     /// Stage 5: how much device memory use may grow over the launches, in bytes.
     pub stress_memory_slack: u64,
+    /// Stage 3's launch past 2^31 elements (`[verify.large]`), when the spec declares one.
+    pub large: Option<LargeConfig>,
     /// Where the `[verify]` table is (`None` without one), for errors found later.
     pub span: Option<Span>,
+}
+
+/// `[verify.large]`: the launch of stage 3's large-input check, as overrides of the
+/// spec, and how many program ids the interpreter samples from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LargeConfig {
+    /// New values of literal dims (`"x.shape[0]" = 2147488648`): expressions over them
+    /// (other shapes, `x.numel`, the grid) follow.
+    pub dims: Vec<(DimRef, u64)>,
+    /// New values of `[args]` entries (`BLOCK_SIZE = 4096`).
+    pub args: Vec<(String, tritonc_spec::parse::ExprValue)>,
+    /// Random program ids sampled besides the first, the last and those around the
+    /// boundary (default 4).
+    pub random_programs: usize,
+    /// The element count the launch must pass (2^31; smaller only in tests).
+    pub boundary: u64,
+}
+
+impl LargeConfig {
+    /// 2^31: the first element index an int32 offset cannot reach.
+    pub const BOUNDARY: u64 = 1 << 31;
 }
 
 impl Default for VerifyConfig {
@@ -48,6 +71,7 @@ impl Default for VerifyConfig {
             runs: 10,
             stress_iterations: 200,
             stress_memory_slack: 1 << 20,
+            large: None,
             span: None,
         }
     }
@@ -143,7 +167,87 @@ const KEYS: &[&str] = &[
     "runs",
     "stress_iterations",
     "stress_memory_slack",
+    "large",
 ];
+
+/// The keys `[verify.large]` accepts.
+const LARGE_KEYS: &[&str] = &["dims", "args", "random_programs"];
+
+/// Reads `[verify.large]`.
+fn parse_large(v: &toml::Value) -> Result<LargeConfig, String> {
+    use tritonc_spec::parse::ExprValue;
+    let t = v
+        .as_table()
+        .ok_or("`[verify.large]` must be a table (`[verify.large]` with `dims = { … }`)")?;
+    let mut c = LargeConfig {
+        dims: Vec::new(),
+        args: Vec::new(),
+        random_programs: 4,
+        boundary: LargeConfig::BOUNDARY,
+    };
+    for (k, v) in t {
+        match k.as_str() {
+            "dims" => {
+                let dims = v.as_table().ok_or(
+                    "`[verify.large] dims` must be a table of dims and sizes \
+                     (`dims = { \"x.shape[0]\" = 2147488648 }`)",
+                )?;
+                for (d, n) in dims {
+                    let r = DimRef::parse(d).ok_or_else(|| {
+                        format!("`[verify.large] dims`: `{d}` is not `NAME.shape[I]`")
+                    })?;
+                    let n = match n {
+                        toml::Value::Integer(i) if *i >= 1 => *i as u64,
+                        _ => {
+                            return Err(format!(
+                                "`[verify.large] dims`: `{d}` must be a positive integer"
+                            ))
+                        }
+                    };
+                    c.dims.push((r, n));
+                }
+            }
+            "args" => {
+                let args = v.as_table().ok_or(
+                    "`[verify.large] args` must be a table (`args = { BLOCK_SIZE = 4096 }`)",
+                )?;
+                for (name, a) in args {
+                    let value = match a {
+                        toml::Value::Integer(i) => ExprValue::Int(*i),
+                        toml::Value::Float(f) => ExprValue::Float(*f),
+                        toml::Value::Boolean(b) => ExprValue::Bool(*b),
+                        toml::Value::String(s) => ExprValue::Text(s.clone()),
+                        _ => {
+                            return Err(format!(
+                                "`[verify.large] args`: `{name}` must be a number, a boolean \
+                                 or an expression string"
+                            ))
+                        }
+                    };
+                    c.args.push((name.clone(), value));
+                }
+            }
+            "random_programs" => match v {
+                toml::Value::Integer(i) if *i >= 0 => c.random_programs = *i as usize,
+                _ => return Err("`random_programs` must be a non-negative integer".into()),
+            },
+            other => {
+                return Err(format!(
+                    "unknown key `{other}` in `[verify.large]`; the keys are: {}",
+                    LARGE_KEYS.join(", ")
+                ))
+            }
+        }
+    }
+    if c.dims.is_empty() {
+        return Err(
+            "`[verify.large]` needs `dims`: the literal dims that make some tensor larger \
+             than 2^31 elements (`dims = { \"x.shape[0]\" = 2147488648 }`)"
+                .into(),
+        );
+    }
+    Ok(c)
+}
 
 /// Splits a spec's text into the text for the launch-spec parser (with the `[verify]`
 /// table blanked out, byte offsets unchanged) and the parsed `[verify]` settings.
@@ -230,6 +334,7 @@ fn parse_config(t: &toml::Table) -> Result<VerifyConfig, String> {
                     .ok_or_else(|| format!("`{k}` must be true or false"))?;
             }
             "vary_sizes" => c.vary_sizes = parse_vary_sizes(v)?,
+            "large" => c.large = Some(parse_large(v)?),
             "atol" => c.atol = Some(number(v)?),
             "rtol" => c.rtol = Some(number(v)?),
             "runs" => c.runs = count(v)?.max(2),
@@ -339,6 +444,47 @@ mod tests {
                 "{bad}: {}",
                 e[0].message
             );
+        }
+    }
+
+    #[test]
+    fn verify_large_declares_dims_args_and_samples() {
+        let text = "kernel = \"k.py\"\n[verify]\nruns = 3\n\n[verify.large]\ndims = { \"x.shape[0]\" = 2147488648 }\nargs = { BLOCK_SIZE = 4096, n = \"x.numel\" }\nrandom_programs = 2\n\n[args]\nn = 1\n";
+        let (masked, cfg) = split_verify_table(text, FileId(0)).expect("valid");
+        assert!(!masked.contains("large") && masked.contains("[args]"));
+        assert_eq!(cfg.runs, 3);
+        let large = cfg.large.expect("declared");
+        assert_eq!(
+            large.dims,
+            vec![(DimRef::parse("x.shape[0]").expect("a dim"), 2_147_488_648)]
+        );
+        assert_eq!(large.args.len(), 2);
+        assert_eq!(large.random_programs, 2);
+        assert_eq!(large.boundary, 1 << 31);
+        assert_eq!(
+            split_verify_table("[verify]\n", FileId(0))
+                .expect("valid")
+                .1
+                .large,
+            None
+        );
+        for (bad, why) in [
+            ("[verify.large]\nrandom_programs = 2\n", "needs `dims`"),
+            (
+                "[verify.large]\ndims = { \"x\" = 5 }\n",
+                "not `NAME.shape[I]`",
+            ),
+            (
+                "[verify.large]\ndims = { \"x.shape[0]\" = 0 }\n",
+                "positive integer",
+            ),
+            (
+                "[verify.large]\ndims = { \"x.shape[0]\" = 5 }\nsamples = 3\n",
+                "unknown key `samples`",
+            ),
+        ] {
+            let e = split_verify_table(bad, FileId(0)).expect_err(bad);
+            assert!(e[0].message.contains(why), "{bad}: {}", e[0].message);
         }
     }
 }

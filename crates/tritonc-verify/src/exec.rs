@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use tritonc_diagnostics::{Diagnostic, SourceMap};
-use tritonc_interp::{Buffer, InterpOptions, Memory, RuntimeErrorKind};
+use tritonc_interp::{Buffer, BufferId, InterpOptions, Memory, RuntimeErrorKind};
 use tritonc_ir::Function;
 use tritonc_spec::{Launch, LaunchSpec, TensorArg};
 
@@ -152,6 +152,17 @@ pub struct RunStats {
     pub note: Option<String>,
 }
 
+/// Bytes `start .. start + len` of buffer `buffer` of a launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteRange {
+    /// The buffer (the interpreter's id, which the device maps to its own allocation).
+    pub buffer: BufferId,
+    /// The first byte.
+    pub start: usize,
+    /// The length in bytes.
+    pub len: usize,
+}
+
 /// Something that runs a prepared case: the GPU, or the interpreter.
 pub trait Executor {
     /// What it is, for reports (`NVIDIA H200 (sm_90)`, `interpreter`).
@@ -165,6 +176,26 @@ pub trait Executor {
         runs: usize,
         each: &mut dyn FnMut(usize, Vec<OutputTensor>),
     ) -> Result<RunStats, ExecError>;
+
+    /// Whether it runs whole launches past 2^31 elements ([`Executor::run_gathering`]):
+    /// a GPU does; the interpreter runs only sampled programs of those.
+    fn runs_large_launches(&self) -> bool {
+        false
+    }
+
+    /// Runs `case` once over its whole grid and returns the bytes of each of `ranges`
+    /// afterwards (the elements that sampled programs wrote, for stage 3's large check).
+    fn run_gathering(
+        &mut self,
+        case: &PreparedCase,
+        ranges: &[ByteRange],
+    ) -> Result<Vec<Vec<u8>>, ExecError> {
+        let _ = (case, ranges);
+        Err(ExecError::new(
+            ExecErrorKind::Refused,
+            "this device does not run whole launches past 2^31 elements",
+        ))
+    }
 }
 
 /// The CPU interpreter as an executor.

@@ -12,7 +12,7 @@ use tritonc_runtime::{select_variant, Arg, Device, DeviceBuffer, DevicePtr, Grid
 use tritonc_sema::{ArgSpec, Constexpr};
 
 use crate::compare::OutputTensor;
-use crate::exec::{ExecError, ExecErrorKind, Executor, PreparedCase, RunStats};
+use crate::exec::{ByteRange, ExecError, ExecErrorKind, Executor, PreparedCase, RunStats};
 
 /// Where the GPU executor gets compiled variants of a case's kernel.
 pub trait BundleSource {
@@ -171,22 +171,18 @@ fn runtime_error(e: &tritonc_runtime::RuntimeError) -> ExecError {
     ExecError::new(kind, e.to_string())
 }
 
-impl<S: BundleSource> Executor for GpuExecutor<S> {
-    fn describe(&mut self) -> String {
-        match self.open() {
-            Ok(d) => {
-                let (major, minor) = d.compute_capability();
-                format!("{} (sm_{major}{minor})", d.name())
-            }
-            Err(e) => format!("no GPU: {}", e.message),
-        }
-    }
+/// What to do with the device buffers after launch `i`.
+type AfterLaunch<'a> =
+    dyn FnMut(usize, &[DeviceBuffer]) -> Result<(), tritonc_runtime::RuntimeError> + 'a;
 
-    fn run(
+impl<S: BundleSource> GpuExecutor<S> {
+    /// Uploads `case`'s buffers, launches it `runs` times (buffers reset before each
+    /// run after the first) and hands `after(run, buffers)` the device buffers after each.
+    fn launch_runs(
         &mut self,
         case: &PreparedCase,
         runs: usize,
-        each: &mut dyn FnMut(usize, Vec<OutputTensor>),
+        after: &mut AfterLaunch<'_>,
     ) -> Result<RunStats, ExecError> {
         let device = self.open()?.clone();
         let rt = |e: tritonc_runtime::RuntimeError| runtime_error(&e);
@@ -235,6 +231,36 @@ impl<S: BundleSource> Executor for GpuExecutor<S> {
             }
             prepared.launch().map_err(rt)?;
             device.synchronize().map_err(rt)?;
+            after(i, &buffers).map_err(rt)?;
+            if i == 0 {
+                first_used = used(&device);
+            }
+        }
+        if let (Some(first), Some(last)) = (first_used, used(&device)) {
+            stats.memory_used = Some((first, last));
+        }
+        Ok(stats)
+    }
+}
+
+impl<S: BundleSource> Executor for GpuExecutor<S> {
+    fn describe(&mut self) -> String {
+        match self.open() {
+            Ok(d) => {
+                let (major, minor) = d.compute_capability();
+                format!("{} (sm_{major}{minor})", d.name())
+            }
+            Err(e) => format!("no GPU: {}", e.message),
+        }
+    }
+
+    fn run(
+        &mut self,
+        case: &PreparedCase,
+        runs: usize,
+        each: &mut dyn FnMut(usize, Vec<OutputTensor>),
+    ) -> Result<RunStats, ExecError> {
+        self.launch_runs(case, runs, &mut |i, buffers| {
             let downloaded: Vec<Option<Vec<u8>>> = buffers
                 .iter()
                 .enumerate()
@@ -250,19 +276,49 @@ impl<S: BundleSource> Executor for GpuExecutor<S> {
                         Ok(None)
                     }
                 })
-                .collect::<Result<_, _>>()
-                .map_err(rt)?;
+                .collect::<Result<_, _>>()?;
             each(
                 i,
                 case.outputs_from_bytes(|b| downloaded[b].clone().unwrap_or_default()),
             );
-            if i == 0 {
-                first_used = used(&device);
+            Ok(())
+        })
+    }
+
+    fn runs_large_launches(&self) -> bool {
+        true
+    }
+
+    fn run_gathering(
+        &mut self,
+        case: &PreparedCase,
+        ranges: &[ByteRange],
+    ) -> Result<Vec<Vec<u8>>, ExecError> {
+        let mut out = Vec::new();
+        self.launch_runs(case, 1, &mut |_, buffers| {
+            // Each buffer a range touches comes back once, whole (a few GiB at most).
+            let mut downloaded: HashMap<u32, Vec<u8>> = HashMap::new();
+            for r in ranges {
+                if let std::collections::hash_map::Entry::Vacant(slot) =
+                    downloaded.entry(r.buffer.0)
+                {
+                    if let Some(buf) = buffers.get(r.buffer.0 as usize) {
+                        slot.insert(buf.to_vec::<u8>()?);
+                    }
+                }
             }
-        }
-        if let (Some(first), Some(last)) = (first_used, used(&device)) {
-            stats.memory_used = Some((first, last));
-        }
-        Ok(stats)
+            out = ranges
+                .iter()
+                .map(|r| {
+                    downloaded
+                        .get(&r.buffer.0)
+                        .and_then(|b| b.get(r.start..r.start + r.len))
+                        .map(<[u8]>::to_vec)
+                        .unwrap_or_default()
+                })
+                .collect();
+            Ok(())
+        })?;
+        Ok(out)
     }
 }

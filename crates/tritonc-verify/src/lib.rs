@@ -8,7 +8,9 @@
 //!    independent `.npy` references;
 //! 2. **dtype sweep**: the spec's float tensors in fp16, bf16 and fp32;
 //! 3. **edge cases**: sizes not divisible by the block (127, 33), 1×1 and 1×N, zero
-//!    inputs, inf/NaN inputs, and masked lanes poisoned against not poisoned;
+//!    inputs, inf/NaN inputs, masked lanes poisoned against not poisoned, and (when the
+//!    spec declares `[verify.large]`) a launch past 2^31 elements, checked on sampled
+//!    program ids ([`large`]);
 //! 4. **determinism**: repeated runs bitwise identical (within tolerance for
 //!    `deterministic = false`), and the interpreter's cross-program race check;
 //! 5. **stress**: many launches; device memory must not grow, results must not drift.
@@ -21,6 +23,7 @@ pub mod compare;
 pub mod config;
 pub mod exec;
 pub mod gpu;
+pub mod large;
 pub mod plan;
 pub mod report;
 pub mod tolerance;
@@ -28,8 +31,10 @@ pub mod triton;
 pub mod verify;
 
 pub use compare::{compare, Comparison, OutputTensor};
-pub use config::{split_verify_table, VerifyConfig};
-pub use exec::{ExecError, ExecErrorKind, Executor, InterpreterExecutor, PreparedCase, RunStats};
+pub use config::{split_verify_table, LargeConfig, VerifyConfig};
+pub use exec::{
+    ByteRange, ExecError, ExecErrorKind, Executor, InterpreterExecutor, PreparedCase, RunStats,
+};
 pub use gpu::{launch_args, BundleDir, BundleSource, GpuExecutor};
 pub use plan::{parse_stages, plan, Case, CaseKind, Plan, Stage};
 pub use report::{Check, VerifyReport};

@@ -123,6 +123,19 @@ pub enum CaseKind {
         /// Why.
         reason: String,
     },
+    /// Stage 3's launch past 2^31 elements (`[verify.large]`): the whole launch on the
+    /// device, sampled program ids on the interpreter ([`crate::large`]). The case's
+    /// spec has every tensor zeroed so that preparing it only for its specialization
+    /// costs nothing; `inits` puts the initializers back for a real run.
+    Large {
+        /// Each tensor's initializer and special values, in spec order.
+        inits: Vec<(Init, Specials)>,
+        /// Why the declared large launch cannot be made from the spec, if it cannot.
+        problem: Option<String>,
+    },
+    /// The spec does not declare `[verify.large]`: the large-input check is shown as not
+    /// declared, not passed.
+    NotDeclared,
 }
 
 /// One planned launch of a stage.
@@ -222,6 +235,21 @@ pub fn plan(spec: &LaunchSpec, config: &VerifyConfig, stages: &[Stage]) -> Plan 
                 },
             )),
         }
+    }
+    // The large launch runs last: a launch that faults on the GPU leaves its context
+    // unusable, and no other case should pay for that. Reports group checks by stage.
+    if let (true, Some(large)) = (stages.contains(&Stage::EdgeCases), &config.large) {
+        let (large_spec, problem) = match crate::large::large_spec(spec, large) {
+            Ok(s) => (s, None),
+            Err(why) => (spec.clone(), Some(why)),
+        };
+        let (zeroed, inits) = crate::large::zeroed(&large_spec);
+        cases.push(case(
+            Stage::EdgeCases,
+            crate::large::LABEL,
+            zeroed,
+            CaseKind::Large { inits, problem },
+        ));
     }
     Plan { cases, skipped }
 }
@@ -358,6 +386,14 @@ fn plan_edge_cases(
         spec: spec.clone(),
         kind: CaseKind::PoisonVsNormal,
     });
+    if config.large.is_none() {
+        cases.push(Case {
+            stage,
+            label: crate::large::LABEL.into(),
+            spec: spec.clone(),
+            kind: CaseKind::NotDeclared,
+        });
+    }
 }
 
 /// The name stage 2 uses for a dtype.

@@ -24,6 +24,10 @@ pub struct Check {
     /// Whether nothing ran because the case does not apply to the spec (`note` says why).
     #[serde(default)]
     pub not_applicable: bool,
+    /// Whether nothing ran because the spec does not declare what the check needs
+    /// (`[verify.large]`): shown as `not declared`, never as a pass.
+    #[serde(default)]
+    pub not_declared: bool,
     /// The comparison, when values were compared.
     pub comparison: Option<Comparison>,
     /// The tolerance used (`exact`, or `atol … rtol …`).
@@ -49,6 +53,7 @@ impl Check {
             against: against.into(),
             passed: comparison.passed(),
             not_applicable: false,
+            not_declared: false,
             comparison: Some(comparison),
             tolerance: Some(tolerance),
             note: None,
@@ -71,6 +76,7 @@ impl Check {
             against: against.into(),
             passed,
             not_applicable: false,
+            not_declared: false,
             comparison: None,
             tolerance: None,
             note: Some(note.into()),
@@ -83,6 +89,14 @@ impl Check {
         Check {
             not_applicable: true,
             ..Check::outcome(stage, case, "-", "-", true, reason)
+        }
+    }
+
+    /// A check the spec does not declare what it needs for, with what to declare.
+    pub fn not_declared(stage: Stage, case: &str, what: impl Into<String>) -> Check {
+        Check {
+            not_declared: true,
+            ..Check::outcome(stage, case, "-", "-", true, what)
         }
     }
 
@@ -113,8 +127,10 @@ pub struct VerifyReport {
 }
 
 impl VerifyReport {
-    /// Recomputes `passed` from the checks.
+    /// Puts the checks in stage order (cases run out of order, e.g. the large one last,
+    /// keep their place within the stage) and recomputes `passed`.
     pub fn finish(&mut self) {
+        self.checks.sort_by_key(|c| c.stage);
         self.passed = self.checks.iter().all(|c| c.passed);
     }
 
@@ -167,6 +183,7 @@ impl VerifyReport {
                 };
                 let result = match (&c.comparison, c.passed) {
                     _ if c.not_applicable => "n/a".to_string(),
+                    _ if c.not_declared => "not declared".to_string(),
                     (_, true) => "pass".to_string(),
                     (Some(cmp), false) => format!("FAIL ({}/{})", cmp.mismatches, cmp.numel),
                     (None, false) => "FAIL".to_string(),
@@ -196,6 +213,8 @@ impl VerifyReport {
                 }
                 if c.not_applicable {
                     let _ = writeln!(out, "  not applicable: {}: {}", c.case, notes.join("; "));
+                } else if c.not_declared {
+                    let _ = writeln!(out, "  not declared: {}: {}", c.case, notes.join("; "));
                 } else if !notes.is_empty() {
                     let _ = writeln!(
                         out,
@@ -212,14 +231,20 @@ impl VerifyReport {
         }
         let failed = self.checks.iter().filter(|c| !c.passed).count();
         let not_applicable = self.checks.iter().filter(|c| c.not_applicable).count();
+        let not_declared = self.checks.iter().filter(|c| c.not_declared).count();
         let _ = writeln!(
             out,
-            "\n{}: {} checks, {} failed{}{}",
+            "\n{}: {} checks, {} failed{}{}{}",
             if self.passed { "PASS" } else { "FAIL" },
             self.checks.len(),
             failed,
             if not_applicable > 0 {
                 format!(", {not_applicable} not applicable")
+            } else {
+                String::new()
+            },
+            if not_declared > 0 {
+                format!(", {not_declared} not declared")
             } else {
                 String::new()
             },

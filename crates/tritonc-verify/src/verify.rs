@@ -33,7 +33,9 @@ pub fn load_spec(path: &Path, sources: &mut SourceMap) -> Result<VerifySpec, Vec
     let file = sources.add(path.to_path_buf(), text.as_str());
     let (masked, config) = split_verify_table(&text, file)?;
     let spec = tritonc_spec::parse(&masked, file)?;
-    if let Err(msg) = crate::plan::check_vary_sizes(&spec, &config) {
+    if let Err(msg) = crate::plan::check_vary_sizes(&spec, &config)
+        .and_then(|()| crate::large::check_large(&spec, &config))
+    {
         let mut d = Diagnostic::error(tritonc_spec::codes::MALFORMED_SPEC, msg);
         if let Some(span) = config.span {
             d = d.with_primary(span, "in this `[verify]` table");
@@ -89,13 +91,45 @@ pub fn verify(
             total,
             current: Some(format!("stage {}: {}", case.stage.number(), case.label)),
         });
-        if let CaseKind::NotApplicable { reason } = &case.kind {
-            report
-                .checks
-                .push(Check::not_applicable(case.stage, &case.label, reason));
-            continue;
+        // What to launch: the case's spec, except for a large case on a device that runs
+        // it whole, which gets its initializers back (see `CaseKind::Large`).
+        let mut to_launch = std::borrow::Cow::Borrowed(&case.spec);
+        match &case.kind {
+            CaseKind::NotApplicable { reason } => {
+                report
+                    .checks
+                    .push(Check::not_applicable(case.stage, &case.label, reason));
+                continue;
+            }
+            CaseKind::NotDeclared => {
+                report.checks.push(Check::not_declared(
+                    case.stage,
+                    &case.label,
+                    "the spec declares no `[verify.large]` launch, so offsets past 2^31 \
+                     elements are not checked (declare one when the kernel is meant for \
+                     such sizes; docs/verify.md)",
+                ));
+                continue;
+            }
+            CaseKind::Large {
+                problem: Some(why), ..
+            } => {
+                report.checks.push(Check::outcome(
+                    case.stage,
+                    &case.label,
+                    "-",
+                    "-",
+                    false,
+                    why.clone(),
+                ));
+                continue;
+            }
+            CaseKind::Large { inits, .. } if device.runs_large_launches() => {
+                to_launch = std::borrow::Cow::Owned(crate::large::restored(&case.spec, inits));
+            }
+            _ => {}
         }
-        let prepared = match PreparedCase::prepare(&case.spec, spec_path, sources) {
+        let prepared = match PreparedCase::prepare(&to_launch, spec_path, sources) {
             Ok(p) => p,
             // The spec as written must work; a variant that cannot be built is a finding.
             Err(diagnostics) if case.spec == input.spec => {
@@ -146,7 +180,7 @@ pub fn verify(
 }
 
 /// The tolerance for one output of a case against the interpreter.
-fn tolerance_for(
+pub(crate) fn tolerance_for(
     config: &VerifyConfig,
     numerics: &KernelNumerics,
     want: &OutputTensor,
@@ -157,7 +191,7 @@ fn tolerance_for(
     }
 }
 
-fn describe_tolerance(t: &Tolerance) -> String {
+pub(crate) fn describe_tolerance(t: &Tolerance) -> String {
     if t.exact {
         format!("bitwise ({})", t.why)
     } else {
@@ -273,6 +307,11 @@ fn run_case(
         }
         CaseKind::NotApplicable { reason } => {
             checks.push(Check::not_applicable(stage, label, reason));
+        }
+        CaseKind::NotDeclared => {}
+        CaseKind::Large { .. } => {
+            let full = device.runs_large_launches();
+            crate::large::run_large(case, prepared, config, &numerics, device, full, checks)?;
         }
         CaseKind::Repeat { runs } => {
             repeat_checks(case, prepared, config, &numerics, device, *runs, checks)?;
