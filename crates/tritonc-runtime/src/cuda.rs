@@ -59,6 +59,9 @@ fn check(call: &'static str, r: sys::CUresult) -> Result<(), RuntimeError> {
 }
 
 fn driver_error(call: &'static str, e: DriverError) -> RuntimeError {
+    if e.0 == sys::CUresult::CUDA_ERROR_ASSERT {
+        return RuntimeError::DeviceAssert { call };
+    }
     RuntimeError::Driver {
         call,
         code: error_name(e),
@@ -540,5 +543,32 @@ impl Drop for CudaEvents {
                 let _ = sys::cuEventDestroy_v2(e);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod assert_tests {
+    use super::*;
+
+    #[test]
+    fn a_device_assert_is_its_own_error_with_exit_1() {
+        // CUDA_ERROR_ASSERT is 710 in the driver API; no driver call is needed to map it.
+        assert_eq!(sys::CUresult::CUDA_ERROR_ASSERT as u32, 710);
+        let e = driver_error(
+            "cuEventSynchronize",
+            DriverError(sys::CUresult::CUDA_ERROR_ASSERT),
+        );
+        assert!(matches!(
+            e,
+            RuntimeError::DeviceAssert {
+                call: "cuEventSynchronize"
+            }
+        ));
+        assert_eq!(e.exit_code(), 1);
+        assert_eq!(
+            e.to_string(),
+            "device-side assertion failed (CUDA_ERROR_ASSERT from cuEventSynchronize); see \
+             the kernel's stderr for the message"
+        );
     }
 }

@@ -9,6 +9,8 @@ use crate::check::Violation;
 
 /// The process exit status a CLI should use for an error (the table in `docs/cli.md`).
 pub mod exit {
+    /// The kernel's own check failed: a device-side assertion (debug mode).
+    pub const FINDINGS: u8 = 1;
     /// Usage or input error: a refused launch, an unreadable or incompatible bundle.
     pub const INPUT_ERROR: u8 = 2;
     /// The driver, the GPU or enough device memory is not available.
@@ -110,6 +112,17 @@ pub enum RuntimeError {
         /// The JIT's error log.
         log: String,
     },
+    /// A device-side assertion failed (`tl.device_assert` or `assert` compiled in debug
+    /// mode): the driver reports `CUDA_ERROR_ASSERT` (710) and the device printed the
+    /// assert's message; the context cannot be used afterwards.
+    #[error(
+        "device-side assertion failed (CUDA_ERROR_ASSERT from {call}); see the kernel's \
+         stderr for the message"
+    )]
+    DeviceAssert {
+        /// The driver call that reported it (usually a synchronization after the launch).
+        call: &'static str,
+    },
     /// Any other driver failure, including faults of a running kernel.
     #[error("CUDA driver call {call} failed: {code}: {message}")]
     Driver {
@@ -149,6 +162,7 @@ impl RuntimeError {
             | RuntimeError::InvalidGrid(_)
             | RuntimeError::BufferMismatch(_) => exit::INPUT_ERROR,
             RuntimeError::BackendNotBuilt { .. } => exit::NOT_IMPLEMENTED,
+            RuntimeError::DeviceAssert { .. } => exit::FINDINGS,
             RuntimeError::Jit { .. } | RuntimeError::Driver { .. } | RuntimeError::Hip { .. } => {
                 exit::INTERNAL_ERROR
             }
