@@ -36,6 +36,17 @@ unsafe fn c_str(p: *const c_char) -> Option<String> {
     (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
 }
 
+/// The error's name, and its description when the runtime has one beyond the name
+/// (HIP 5 describes some codes by their name alone).
+fn describe(e: sys::hipError_t) -> String {
+    let (name, text) = (error_name(e), error_string(e));
+    if name == text {
+        name
+    } else {
+        format!("{name}: {text}")
+    }
+}
+
 /// Turns a HIP status into a [`RuntimeError::Hip`] naming the call.
 fn check(call: &'static str, r: sys::hipError_t) -> Result<(), RuntimeError> {
     if r == sys::hipError_t::hipSuccess {
@@ -57,11 +68,7 @@ pub(crate) fn device_count() -> Result<usize, RuntimeError> {
     let r = unsafe { sys::hipGetDeviceCount(&mut count) };
     if r != sys::hipError_t::hipSuccess {
         return Err(RuntimeError::NoHipDevice {
-            reason: format!(
-                "hipGetDeviceCount failed with {}: {}",
-                error_name(r),
-                error_string(r)
-            ),
+            reason: format!("hipGetDeviceCount failed with {}", describe(r)),
         });
     }
     if count <= 0 {
@@ -245,9 +252,8 @@ impl DeviceApi for HipDevice {
             | sys::hipError_t::hipErrorNoBinaryForGpu
             | sys::hipError_t::hipErrorSharedObjectInitFailed => {
                 return Err(incompatible(format!(
-                    "the HIP runtime cannot load its code object ({}: {})",
-                    error_name(r),
-                    error_string(r)
+                    "the HIP runtime cannot load its code object ({})",
+                    describe(r)
                 )))
             }
             _ => check("hipModuleLoadData", r)?,

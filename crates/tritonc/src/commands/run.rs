@@ -5,12 +5,13 @@
 use std::path::Path;
 
 use tritonc_diagnostics::{Diagnostic, SourceMap};
+use tritonc_runtime::Backend;
 use tritonc_verify::{
     ExecError, ExecErrorKind, Executor, GpuExecutor, InterpreterExecutor, OutputTensor,
     PreparedCase,
 };
 
-use crate::backend;
+use crate::backend::{self, KernelSource};
 use crate::cli::RunArgs;
 use crate::codes;
 use crate::exit::Exit;
@@ -51,6 +52,57 @@ pub fn exec_failure(e: &ExecError) -> (Diagnostic, Exit) {
             ),
         },
     }
+}
+
+/// Picks the GPU backend for the kernels of `source` and makes it the one the GPU
+/// executor opens: HIP when the bundles target AMD GPUs (`gfx…`) and none NVIDIA, CUDA
+/// otherwise (a directory holding both runs its NVIDIA bundles; the AMD ones are set
+/// aside). AMD bundles in a build without the `hip` feature are exit 4, naming it.
+pub fn pick_gpu_backend(source: &mut KernelSource) -> Result<Backend, (Diagnostic, Exit)> {
+    let KernelSource::Dir(dir) = source else {
+        // Compiled on demand: the back end compiles for NVIDIA targets only.
+        return Ok(set_backend(Backend::Cuda));
+    };
+    let of = |b: &tritonc_bundle::Bundle| Backend::for_target(&b.meta.target);
+    let amd: Vec<&str> = dir
+        .bundles
+        .iter()
+        .filter(|b| of(b) == Some(Backend::Hip))
+        .map(|b| b.meta.target.as_str())
+        .collect();
+    if amd.is_empty() {
+        return Ok(set_backend(Backend::Cuda));
+    }
+    if dir.bundles.iter().any(|b| of(b) != Some(Backend::Hip)) {
+        dir.bundles.retain(|b| of(b) != Some(Backend::Hip));
+        return Ok(set_backend(Backend::Cuda));
+    }
+    let mut targets = amd;
+    targets.sort_unstable();
+    targets.dedup();
+    if !Backend::Hip.is_built() {
+        let d = Diagnostic::error(
+            codes::NOT_IMPLEMENTED,
+            format!(
+                "the bundles in `{}` target AMD GPUs ({}), and this tritonc was built without \
+                 the AMD launcher (the `hip` cargo feature)",
+                dir.dir.display(),
+                targets.join(", ")
+            ),
+        )
+        .with_help(
+            "build with `cargo build --release -p tritonc --features hip` (it links \
+             libamdhip64: Debian's `libamdhip64-dev`), or run with `--interpret`",
+        );
+        return Err((d, Exit::NotImplemented));
+    }
+    Ok(set_backend(Backend::Hip))
+}
+
+/// Makes `backend` the one `Device::open` (and so the GPU executor) uses in this process.
+fn set_backend(backend: Backend) -> Backend {
+    tritonc_runtime::set_default_backend(backend);
+    backend
 }
 
 /// Runs `run`.
@@ -103,7 +155,7 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
                 &sources,
             );
         }
-        let source = match backend::kernel_source(args.bundle.as_deref(), &args.target) {
+        let mut source = match backend::kernel_source(args.bundle.as_deref(), &args.target) {
             Ok(s) => s,
             Err((m, exit)) => {
                 let code = if exit == Exit::NotImplemented {
@@ -115,6 +167,10 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
                 return exit;
             }
         };
+        if let Err((d, exit)) = pick_gpu_backend(&mut source) {
+            out.diagnostics(Stream::Stderr, &[d], &sources);
+            return exit;
+        }
         let mut gpu = GpuExecutor::new(0, source);
         if let Err(e) = gpu.open() {
             let (d, exit) = exec_failure(&e);

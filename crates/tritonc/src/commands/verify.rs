@@ -12,7 +12,7 @@ use tritonc_verify::{
 use crate::backend;
 use crate::cli::VerifyArgs;
 use crate::codes;
-use crate::commands::run::{check_spec_path, exec_failure};
+use crate::commands::run::{check_spec_path, exec_failure, pick_gpu_backend};
 use crate::exit::Exit;
 use crate::output::{write_to, Output, Stream};
 
@@ -51,7 +51,7 @@ pub fn run(args: &VerifyArgs, out: &Output) -> Exit {
         interp = InterpreterExecutor::new(false, false);
         &mut interp
     } else {
-        let source = match backend::kernel_source(args.bundle.as_deref(), &args.target) {
+        let mut source = match backend::kernel_source(args.bundle.as_deref(), &args.target) {
             Ok(s) => s,
             Err((m, exit)) => {
                 out.diagnostics(
@@ -62,6 +62,10 @@ pub fn run(args: &VerifyArgs, out: &Output) -> Exit {
                 return exit;
             }
         };
+        if let Err((d, exit)) = pick_gpu_backend(&mut source) {
+            out.diagnostics(Stream::Stderr, &[d], &sources);
+            return exit;
+        }
         gpu = GpuExecutor::new(0, source);
         if let Err(e) = gpu.open() {
             let (d, exit) = exec_failure(&e);
