@@ -163,6 +163,20 @@ impl<S: BundleSource> GpuExecutor<S> {
 
 /// A runtime error as an executor error, by the runtime's exit code.
 fn runtime_error(e: &tritonc_runtime::RuntimeError) -> ExecError {
+    if let tritonc_runtime::RuntimeError::DeviceAssert { .. } = e {
+        // The kernel's own check failed, as the interpreter's E0607: a finding (exit 1),
+        // not a fault of tritonc.
+        let mut err = ExecError::new(ExecErrorKind::Failed, e.to_string());
+        err.diagnostic = Some(
+            tritonc_diagnostics::Diagnostic::error(
+                tritonc_interp::error::ASSERT_FAILED,
+                e.to_string(),
+            )
+            .with_note("the device printed each failing lane's `file:line` and message")
+            .with_help("run the spec with `--interpret` to see the first failing program and lane"),
+        );
+        return err;
+    }
     let kind = match e.exit_code() {
         3 => ExecErrorKind::Unavailable,
         2 => ExecErrorKind::Refused,
