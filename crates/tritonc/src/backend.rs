@@ -4,7 +4,7 @@
 //! Without the `mlir` feature every entry point answers [`BackendError::Unavailable`]
 //! (exit 4): the slim runner consumes bundles compiled elsewhere.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use tritonc_bundle::{Bundle, PtxasReport};
@@ -12,6 +12,7 @@ use tritonc_diagnostics::{Diagnostic, SourceMap};
 use tritonc_ir::Function;
 use tritonc_sema::Specialization;
 
+use crate::cache::{CacheKey, CachedCode, KernelCache, KeyInputs, Lookup, Toolchain};
 #[cfg(feature = "mlir")]
 use crate::codes;
 use crate::target::Target;
@@ -50,6 +51,21 @@ pub fn unavailable_message(what: &str) -> String {
     )
 }
 
+/// Where a variant's code came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheUse {
+    /// Compiled without the cache (`--no-cache`, or no cache directory).
+    Off,
+    /// Read from the cache.
+    Hit,
+    /// Compiled and stored.
+    Stored,
+    /// Compiled; the entry found was damaged (why) and has been replaced.
+    Replaced(String),
+    /// Compiled; storing it failed (why).
+    NotStored(String),
+}
+
 /// A compiled variant: the bundle, and what ptxas said (or why there is no cubin).
 #[derive(Debug)]
 pub struct Compiled {
@@ -57,11 +73,252 @@ pub struct Compiled {
     pub bundle: Bundle,
     /// A note for the user (`ptxas not found: PTX only`).
     pub note: Option<String>,
+    /// Whether the cache was used.
+    pub cache: CacheUse,
 }
 
-/// Compiles `func` (lowered for `spec`) into a bundle. `constexpr_params` names the
-/// kernel's `tl.constexpr` parameters.
+/// The back end for one invocation: options, the ptxas found, and the cache. Shared by
+/// the compile worker threads.
+#[derive(Debug)]
+pub struct Backend {
+    options: BackendOptions,
+    ptxas: Option<PathBuf>,
+    cache: Option<(KernelCache, Toolchain)>,
+}
+
+impl Backend {
+    /// The back end for `options`, reading and writing `cache` when given (the toolchain
+    /// is identified now, once: it is part of every key).
+    pub fn new(options: BackendOptions, cache: Option<KernelCache>) -> Backend {
+        let ptxas = if options.cubin { ptxas_path() } else { None };
+        let cache = cache.map(|c| {
+            let toolchain = toolchain(ptxas.as_deref());
+            (c, toolchain)
+        });
+        Backend {
+            options,
+            ptxas,
+            cache,
+        }
+    }
+
+    /// The options.
+    pub fn options(&self) -> &BackendOptions {
+        &self.options
+    }
+
+    /// Compiles `func` (lowered for `spec`) into a bundle, from the cache when it holds
+    /// the variant. `constexpr_params` names the kernel's `tl.constexpr` parameters.
+    pub fn compile(
+        &self,
+        func: &Function,
+        sources: &SourceMap,
+        spec: &Specialization,
+        constexpr_params: &[&str],
+    ) -> Result<Compiled, BackendError> {
+        let target = self.options.target;
+        if target.vendor != crate::target::Vendor::Nvidia {
+            return Err(BackendError::Unavailable(format!(
+                "the AMD back end (`--target {}`) is not available yet",
+                target.name
+            )));
+        }
+        let mut cache_use = CacheUse::Off;
+        let mut key = None;
+        if let Some((cache, toolchain)) = &self.cache {
+            let options = codegen_options_text(spec, &self.options);
+            let specialization = spec.key().to_string();
+            let inputs = KeyInputs {
+                func,
+                sources,
+                specialization: &specialization,
+                target: target.name,
+                num_warps: spec.options.num_warps,
+                num_stages: spec.options.num_stages,
+                codegen_options: &options,
+                cubin: self.ptxas.is_some(),
+            };
+            let hex = CacheKey::new(&inputs, toolchain).hex();
+            match cache.get(&hex) {
+                Lookup::Hit(code) => {
+                    let bundle = bundle_of(code, spec, constexpr_params, &self.options)?;
+                    return Ok(Compiled {
+                        bundle,
+                        note: self.note(),
+                        cache: CacheUse::Hit,
+                    });
+                }
+                Lookup::Miss => {}
+                Lookup::Damaged(why) => cache_use = CacheUse::Replaced(why),
+            }
+            key = Some((cache, hex));
+        }
+        let code = self.generate(func, sources, spec)?;
+        if let Some((cache, hex)) = key {
+            cache_use = match (cache.put(&hex, &code), cache_use) {
+                (Err(why), _) => CacheUse::NotStored(why),
+                (Ok(()), CacheUse::Replaced(why)) => CacheUse::Replaced(why),
+                (Ok(()), _) => CacheUse::Stored,
+            };
+        }
+        let bundle = bundle_of(code, spec, constexpr_params, &self.options)?;
+        Ok(Compiled {
+            bundle,
+            note: self.note(),
+            cache: cache_use,
+        })
+    }
+
+    /// Why the bundle has no cubin although one was asked for.
+    fn note(&self) -> Option<String> {
+        (self.options.cubin && self.ptxas.is_none()).then(|| {
+            "ptxas not found ($TRITONC_PTXAS, PATH, $CUDA_HOME/bin, .tools/cuda/bin): the \
+             bundle carries PTX only, which the driver compiles at load"
+                .to_string()
+        })
+    }
+
+    /// Code generation and ptxas: what a cache entry holds.
+    #[cfg(feature = "mlir")]
+    fn generate(
+        &self,
+        func: &Function,
+        sources: &SourceMap,
+        spec: &Specialization,
+    ) -> Result<CachedCode, BackendError> {
+        use tritonc_codegen::{compile_to_ptx_in, NvptxTarget};
+
+        let target = self.options.target;
+        let compiled = with_context(|context| {
+            compile_to_ptx_in(
+                context,
+                func,
+                sources,
+                &NvptxTarget::new(target.capability),
+                &codegen_options(spec, &self.options),
+            )
+        })
+        .map_err(|e| {
+            let mut d = Diagnostic::error(
+                codes::BACKEND_UNSUPPORTED,
+                format!("the NVIDIA back end cannot compile `{}`: {e}", func.name),
+            );
+            if let Some(span) = e.span {
+                d = d.with_primary(span, format!("{}", e.stage));
+            }
+            BackendError::Unsupported(d)
+        })?;
+        let mut ptx = compiled.ptx;
+        if target.name.ends_with('a') {
+            // Architecture-specific code: same instructions, `.target sm_90a`.
+            let plain = format!(".target sm_{}", target.capability);
+            ptx = ptx.replacen(&plain, &format!(".target {}", target.name), 1);
+        }
+        let (cubin, ptxas) = match &self.ptxas {
+            Some(ptxas) => {
+                let (cubin, report) =
+                    assemble(ptxas, &ptx, target.name).map_err(BackendError::Internal)?;
+                (Some(cubin), Some(report))
+            }
+            None => (None, None),
+        };
+        Ok(CachedCode {
+            entry: compiled.name,
+            ptx,
+            num_warps: compiled.num_warps,
+            shared_bytes: compiled.shared_bytes,
+            dynamic_shared: compiled.dynamic_shared,
+            cubin,
+            ptxas,
+        })
+    }
+
+    /// Without the `mlir` feature there is no back end.
+    #[cfg(not(feature = "mlir"))]
+    fn generate(
+        &self,
+        _func: &Function,
+        _sources: &SourceMap,
+        _spec: &Specialization,
+    ) -> Result<CachedCode, BackendError> {
+        Err(BackendError::Unavailable(unavailable_message(
+            "compiling to PTX",
+        )))
+    }
+}
+
+/// The code generator's options for `spec`.
 #[cfg(feature = "mlir")]
+fn codegen_options(
+    spec: &Specialization,
+    options: &BackendOptions,
+) -> tritonc_codegen::CompileOptions {
+    tritonc_codegen::CompileOptions {
+        num_warps: spec.options.num_warps,
+        fp_fusion: options.fp_fusion,
+    }
+}
+
+/// The code generator's options as the cache key records them: their `Debug` text, so
+/// that every field is in the key.
+fn codegen_options_text(spec: &Specialization, options: &BackendOptions) -> String {
+    #[cfg(feature = "mlir")]
+    {
+        format!("{:?}", codegen_options(spec, options))
+    }
+    #[cfg(not(feature = "mlir"))]
+    {
+        format!("{:?} {:?}", spec.options, options)
+    }
+}
+
+/// The bundle of generated `code` for `spec`: built the same way on a cache hit and a
+/// miss, so both write the same bytes.
+fn bundle_of(
+    code: CachedCode,
+    spec: &Specialization,
+    constexpr_params: &[&str],
+    options: &BackendOptions,
+) -> Result<Bundle, BackendError> {
+    let params = tritonc_bundle::abi_in_declaration_order(spec, constexpr_params)
+        .map_err(|e| BackendError::Internal(e.to_string()))?;
+    let key = spec.key();
+    let bundle = Bundle {
+        meta: tritonc_bundle::BundleMeta {
+            format_version: tritonc_bundle::FORMAT_VERSION,
+            entry: code.entry,
+            target: options.target.name.to_string(),
+            key_hash: key.hash_hex(),
+            key,
+            num_warps: code.num_warps,
+            // Above 48 KiB the back end declares shared memory dynamic (`extern .shared`):
+            // the launch must then pass its size.
+            dynamic_shared_bytes: if code.dynamic_shared {
+                code.shared_bytes
+            } else {
+                0
+            },
+            static_shared_bytes: if code.dynamic_shared {
+                0
+            } else {
+                code.shared_bytes
+            },
+            params,
+            hidden_params: Vec::new(),
+            reduction_layouts: None,
+            ptxas: code.ptxas,
+        },
+        ptx: code.ptx,
+        cubin: code.cubin,
+    };
+    bundle.validate().map_err(|e| {
+        BackendError::Internal(format!("the generated bundle is inconsistent: {e}"))
+    })?;
+    Ok(bundle)
+}
+
+/// Compiles `func` (lowered for `spec`) into a bundle, without the cache.
+/// `constexpr_params` names the kernel's `tl.constexpr` parameters.
 pub fn compile_bundle(
     func: &Function,
     sources: &SourceMap,
@@ -69,108 +326,109 @@ pub fn compile_bundle(
     constexpr_params: &[&str],
     options: &BackendOptions,
 ) -> Result<Compiled, BackendError> {
-    use tritonc_codegen::{compile_to_ptx, CompileOptions, NvptxTarget};
-
-    let target = options.target;
-    if target.vendor != crate::target::Vendor::Nvidia {
-        return Err(BackendError::Unavailable(format!(
-            "the AMD back end (`--target {}`) is not available yet",
-            target.name
-        )));
-    }
-    let compile_options = CompileOptions {
-        num_warps: spec.options.num_warps,
-        fp_fusion: options.fp_fusion,
-    };
-    let compiled = compile_to_ptx(
-        func,
-        sources,
-        &NvptxTarget::new(target.capability),
-        &compile_options,
-    )
-    .map_err(|e| {
-        let mut d = Diagnostic::error(
-            codes::BACKEND_UNSUPPORTED,
-            format!("the NVIDIA back end cannot compile `{}`: {e}", func.name),
-        );
-        if let Some(span) = e.span {
-            d = d.with_primary(span, format!("{}", e.stage));
-        }
-        BackendError::Unsupported(d)
-    })?;
-    let mut ptx = compiled.ptx;
-    if target.name.ends_with('a') {
-        // Architecture-specific code: same instructions, `.target sm_90a`.
-        let plain = format!(".target sm_{}", target.capability);
-        ptx = ptx.replacen(&plain, &format!(".target {}", target.name), 1);
-    }
-    let params = tritonc_bundle::abi_in_declaration_order(spec, constexpr_params)
-        .map_err(|e| BackendError::Internal(e.to_string()))?;
-    let key = spec.key();
-    let mut bundle = Bundle {
-        meta: tritonc_bundle::BundleMeta {
-            format_version: tritonc_bundle::FORMAT_VERSION,
-            entry: compiled.name,
-            target: target.name.to_string(),
-            key_hash: key.hash_hex(),
-            key,
-            num_warps: compiled.num_warps,
-            // Above 48 KiB the back end declares shared memory dynamic (`extern .shared`):
-            // the launch must then pass its size.
-            dynamic_shared_bytes: if compiled.dynamic_shared {
-                compiled.shared_bytes
-            } else {
-                0
-            },
-            static_shared_bytes: if compiled.dynamic_shared {
-                0
-            } else {
-                compiled.shared_bytes
-            },
-            params,
-            hidden_params: Vec::new(),
-            reduction_layouts: None,
-            ptxas: None,
-        },
-        ptx,
-        cubin: None,
-    };
-    let mut note = None;
-    if options.cubin {
-        match ptxas_path() {
-            Some(ptxas) => {
-                let (cubin, report) =
-                    assemble(&ptxas, &bundle.ptx, target.name).map_err(BackendError::Internal)?;
-                bundle.cubin = Some(cubin);
-                bundle.meta.ptxas = Some(report);
-            }
-            None => {
-                note = Some(
-                    "ptxas not found ($TRITONC_PTXAS, PATH, $CUDA_HOME/bin, .tools/cuda/bin): \
-                     the bundle carries PTX only, which the driver compiles at load"
-                        .to_string(),
-                )
-            }
-        }
-    }
-    bundle.validate().map_err(|e| {
-        BackendError::Internal(format!("the generated bundle is inconsistent: {e}"))
-    })?;
-    Ok(Compiled { bundle, note })
+    Backend::new(*options, None).compile(func, sources, spec, constexpr_params)
 }
 
-/// Without the `mlir` feature there is no back end.
+#[cfg(feature = "mlir")]
+thread_local! {
+    /// This thread's MLIR context, made on its first compile and reused for the next
+    /// (`melior::Context` is neither `Send` nor `Sync`: one per worker thread).
+    static CONTEXT: melior::Context = new_context();
+}
+
+/// Creating a context registers MLIR's passes and translations in LLVM's global
+/// registries, which are not safe to write from two threads at once.
+#[cfg(feature = "mlir")]
+static CONTEXT_CREATION: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[cfg(feature = "mlir")]
+fn new_context() -> melior::Context {
+    let _only_one = CONTEXT_CREATION
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    tritonc_codegen::codegen_context()
+}
+
+/// Runs `f` with this thread's MLIR context.
+#[cfg(feature = "mlir")]
+fn with_context<R>(f: impl FnOnce(&melior::Context) -> R) -> R {
+    CONTEXT.with(f)
+}
+
+/// Makes this thread's MLIR context now (worker threads do it before the first compile,
+/// so that no context is being created while another thread runs a pass pipeline).
+pub fn prepare_thread() {
+    #[cfg(feature = "mlir")]
+    with_context(|_| ());
+}
+
+/// The toolchain every cache key includes.
+fn toolchain(ptxas: Option<&Path>) -> Toolchain {
+    Toolchain {
+        tritonc: env!("CARGO_PKG_VERSION").to_string(),
+        commit: option_env!("TRITONC_GIT_COMMIT").map(str::to_string),
+        executable: executable_identity(),
+        llvm: llvm_version(),
+        ptxas: ptxas.map(ptxas_version),
+        libdevice: libdevice_identity(),
+    }
+}
+
+/// The running executable's size and modification time (empty if unknown).
+fn executable_identity() -> String {
+    let meta = std::env::current_exe().and_then(std::fs::metadata);
+    match meta {
+        Ok(m) => {
+            let modified = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{} bytes, modified {modified}", m.len())
+        }
+        Err(_) => String::new(),
+    }
+}
+
+/// The version of the LLVM linked in (`22.1.0`).
+#[cfg(feature = "mlir")]
+fn llvm_version() -> String {
+    extern "C" {
+        /// LLVM's C API (llvm-c/Core.h): the version of the linked library.
+        fn LLVMGetVersion(major: *mut u32, minor: *mut u32, patch: *mut u32);
+    }
+    let (mut major, mut minor, mut patch) = (0u32, 0u32, 0u32);
+    // SAFETY: LLVMGetVersion only writes three integers through the pointers it is given,
+    // which point to live locals.
+    unsafe { LLVMGetVersion(&mut major, &mut minor, &mut patch) };
+    format!("{major}.{minor}.{patch}")
+}
+
 #[cfg(not(feature = "mlir"))]
-pub fn compile_bundle(
-    _func: &Function,
-    _sources: &SourceMap,
-    _spec: &Specialization,
-    _constexpr_params: &[&str],
-    _options: &BackendOptions,
-) -> Result<Compiled, BackendError> {
-    Err(BackendError::Unavailable(unavailable_message(
-        "compiling to PTX",
-    )))
+fn llvm_version() -> String {
+    String::new()
+}
+
+/// The content hash of the libdevice code generation would link, if one is found.
+fn libdevice_identity() -> Option<String> {
+    #[cfg(feature = "mlir")]
+    {
+        let path = tritonc_codegen::locate_libdevice()?;
+        let bytes = std::fs::read(path).ok()?;
+        Some(blake3::hash(&bytes).to_hex().to_string())
+    }
+    #[cfg(not(feature = "mlir"))]
+    {
+        None
+    }
+}
+
+/// `ptxas --version` (its whole output), or the path when it does not answer.
+fn ptxas_version(ptxas: &Path) -> String {
+    match Command::new(ptxas).arg("--version").output() {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        _ => format!("unversioned {}", ptxas.display()),
+    }
 }
 
 /// ptxas: `$TRITONC_PTXAS`, else `ptxas` on `PATH`, else `$CUDA_HOME/bin/ptxas`, else
@@ -200,27 +458,38 @@ pub fn ptxas_path() -> Option<PathBuf> {
 }
 
 /// Runs `ptxas -arch=ARCH -v` on `ptx`; returns the cubin and the `-v` report.
-pub fn assemble(
-    ptxas: &std::path::Path,
-    ptx: &str,
-    arch: &str,
-) -> Result<(Vec<u8>, PtxasReport), String> {
-    let dir = std::env::temp_dir().join(format!("tritonc-ptxas-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+///
+/// Each call works in a directory of its own (calls run in parallel), and ptxas runs in
+/// it on `kernel.ptx`, so that the file names in its messages, which the report keeps,
+/// are the same on every run; so is the report, which drops ptxas's timing line.
+pub fn assemble(ptxas: &Path, ptx: &str, arch: &str) -> Result<(Vec<u8>, PtxasReport), String> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let input = dir.join(format!("k{n}.ptx"));
-    let output = dir.join(format!("k{n}.cubin"));
-    std::fs::write(&input, ptx).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
-    let result = Command::new(ptxas)
-        .arg(format!("-arch={arch}"))
-        .arg("-v")
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .map_err(|e| format!("cannot run `{}`: {e}", ptxas.display()));
-    let cubin = std::fs::read(&output);
+    let dir = std::env::temp_dir().join(format!("tritonc-ptxas-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    // A relative path with a directory part is relative to where tritonc started, not
+    // to the scratch directory ptxas runs in; a bare name is looked up on PATH.
+    let ptxas = if ptxas.is_relative() && ptxas.components().count() > 1 {
+        std::env::current_dir()
+            .map(|d| d.join(ptxas))
+            .unwrap_or_else(|_| ptxas.to_path_buf())
+    } else {
+        ptxas.to_path_buf()
+    };
+    let result = std::fs::write(dir.join("kernel.ptx"), ptx)
+        .map_err(|e| format!("cannot write {}: {e}", dir.join("kernel.ptx").display()))
+        .and_then(|()| {
+            Command::new(&ptxas)
+                .current_dir(&dir)
+                .arg(format!("-arch={arch}"))
+                .arg("-v")
+                .arg("kernel.ptx")
+                .arg("-o")
+                .arg("kernel.cubin")
+                .output()
+                .map_err(|e| format!("cannot run `{}`: {e}", ptxas.display()))
+        });
+    let cubin = std::fs::read(dir.join("kernel.cubin"));
     let _ = std::fs::remove_dir_all(&dir);
     let result = result?;
     let log = format!(
@@ -234,7 +503,16 @@ pub fn assemble(
         ));
     }
     let cubin = cubin.map_err(|e| format!("ptxas wrote no cubin: {e}"))?;
-    Ok((cubin, PtxasReport::parse(&log)))
+    Ok((cubin, PtxasReport::parse(&reproducible_log(&log))))
+}
+
+/// ptxas's report without its timing line (`Compile time = 3.1 ms`), which would make
+/// two compiles of the same kernel write different bundles.
+fn reproducible_log(log: &str) -> String {
+    log.lines()
+        .filter(|line| !line.contains(": Compile time = "))
+        .flat_map(|line| [line, "\n"])
+        .collect()
 }
 
 /// One line about a bundle: where it went and what ptxas reported.

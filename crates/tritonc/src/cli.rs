@@ -25,7 +25,7 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compile one kernel ahead of time.
+    /// Compile kernels ahead of time.
     Compile(CompileArgs),
     /// Check every `@triton.jit` kernel under the given paths.
     Lint(LintArgs),
@@ -37,6 +37,8 @@ pub enum Command {
     Rule(RuleArgs),
     /// Serve lint diagnostics and fixes to editors (the language server protocol, stdio).
     Server(ServerArgs),
+    /// Show or clear the compile cache.
+    Cache(CacheArgs),
 }
 
 /// `tritonc server`.
@@ -50,13 +52,14 @@ pub struct ServerArgs {
 /// `tritonc compile`.
 #[derive(Debug, Args)]
 pub struct CompileArgs {
-    /// The Python file that defines the kernel (or `--spec SPEC`).
-    #[arg(required_unless_present = "spec")]
-    pub file: Option<PathBuf>,
+    /// The Python files that define the kernels (or `--spec SPEC…`); several compile in
+    /// parallel.
+    #[arg(value_name = "FILE", required_unless_present = "spec")]
+    pub files: Vec<PathBuf>,
     /// Compile every variant `tritonc verify SPEC` launches (the specializations come
-    /// from the launch spec's actual arguments).
-    #[arg(long, value_name = "SPEC", conflicts_with_all = ["signature", "kernel"])]
-    pub spec: Option<PathBuf>,
+    /// from the launch spec's actual arguments); takes several specs.
+    #[arg(long, value_name = "SPEC", num_args = 1.., conflicts_with_all = ["files", "signature", "kernel"])]
+    pub spec: Vec<PathBuf>,
     /// The kernel to compile (required when the file defines several).
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
@@ -88,6 +91,31 @@ pub struct CompileArgs {
     /// on with `TRITON_DEBUG=1` or `@triton.jit(debug=True)`).
     #[arg(long)]
     pub debug: bool,
+    /// Compile on N threads (default: one per core).
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    /// Neither read nor write the compile cache.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+/// `tritonc cache`.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: CacheAction,
+}
+
+/// The actions of `tritonc cache`.
+#[derive(Debug, Clone, Copy, Subcommand)]
+pub enum CacheAction {
+    /// Print the cache directory.
+    Dir,
+    /// Print how many entries the cache holds and their size.
+    Stats,
+    /// Remove every entry.
+    Clean,
 }
 
 /// `tritonc lint`.

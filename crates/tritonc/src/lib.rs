@@ -6,6 +6,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod backend;
+pub mod cache;
 pub mod cli;
 pub mod codes;
 pub mod commands;
@@ -30,5 +31,6 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Verify(args) => commands::verify::run(args, &out),
         Command::Rule(args) => commands::rule::run(args, &out),
         Command::Server(args) => commands::server::run(args, &out),
+        Command::Cache(args) => commands::cache::run(args, &out),
     }
 }

@@ -2,31 +2,18 @@
 //! end through the binary. GPU launches are not exercised here (CI has no GPU): the
 //! interpreter stands in, and without a driver `run` must say so with exit 3.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use std::path::{Path, PathBuf};
+
+use common::{tritonc_in, Outcome};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn tritonc(args: &[&str]) -> Outcome {
-    let out = Command::new(env!("CARGO_BIN_EXE_tritonc"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs");
-    Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    tritonc_in(&root(), args)
 }
 
 const PLANTED: &str = "crates/tritonc-verify/tests/fixtures";
@@ -160,4 +147,297 @@ fn the_slim_build_has_no_back_end() {
     let o = tritonc(&["compile", "--spec", "examples/vector_add.toml"]);
     assert_eq!(o.code, 4, "{}", o.stderr);
     assert!(o.stderr.contains("`mlir` feature"), "{}", o.stderr);
+}
+
+/// The compile cache and parallel compiles, end to end.
+#[cfg(feature = "mlir")]
+mod compile_cache {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use common::tritonc_with_env;
+
+    /// A scratch directory for one test, empty.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tritonc-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("the temp dir is writable");
+        dir
+    }
+
+    /// Every file under `dir` (none if it does not exist), by relative path, with its bytes.
+    fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+        fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+            for entry in std::fs::read_dir(dir).expect("the directory is readable") {
+                let path = entry.expect("a directory entry").path();
+                if path.is_dir() {
+                    walk(base, &path, out);
+                } else {
+                    let rel = path.strip_prefix(base).expect("under base");
+                    let bytes = std::fs::read(&path).expect("the file is readable");
+                    out.insert(rel.display().to_string(), bytes);
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        if dir.exists() {
+            walk(dir, dir, &mut out);
+        }
+        out
+    }
+
+    /// The cache's entry files.
+    fn cache_entries(cache: &Path) -> Vec<PathBuf> {
+        tree(cache)
+            .into_keys()
+            .filter(|p| p.ends_with(".entry"))
+            .map(|p| cache.join(p))
+            .collect()
+    }
+
+    const ADD_SIGNATURE: &str = "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024";
+
+    /// `tritonc compile FILE --signature … -o OUT` with the cache in `cache`.
+    fn compile_add(file: &Path, out: &Path, cache: &Path, extra: &[&str]) -> Outcome {
+        let mut args = vec![
+            "compile",
+            file.to_str().expect("utf-8 path"),
+            "--signature",
+            ADD_SIGNATURE,
+            "-o",
+            out.to_str().expect("utf-8 path"),
+        ];
+        args.extend_from_slice(extra);
+        tritonc_with_env(&root(), &args, &[("TRITONC_CACHE_DIR", cache)])
+    }
+
+    #[test]
+    fn a_second_compile_comes_from_the_cache_and_writes_the_same_bundle() {
+        let dir = scratch("cache-hit");
+        let cache = dir.join("cache");
+        let file = root().join("examples/vector_add.py");
+        let miss = compile_add(&file, &dir.join("miss"), &cache, &[]);
+        assert_eq!(miss.code, 0, "{}", miss.stderr);
+        assert!(!miss.stderr.contains("from the cache"), "{}", miss.stderr);
+        assert_eq!(cache_entries(&cache).len(), 1);
+
+        let hit = compile_add(&file, &dir.join("hit"), &cache, &[]);
+        assert_eq!(hit.code, 0, "{}", hit.stderr);
+        assert!(hit.stderr.contains("(from the cache)"), "{}", hit.stderr);
+        let (miss_tree, hit_tree) = (tree(&dir.join("miss")), tree(&dir.join("hit")));
+        assert!(
+            miss_tree.keys().any(|k| k.ends_with("kernel.cubin")),
+            "{miss_tree:?}"
+        );
+        assert_eq!(
+            miss_tree, hit_tree,
+            "a hit must write the bytes a miss writes"
+        );
+
+        let stats = tritonc_with_env(
+            &root(),
+            &["cache", "stats"],
+            &[("TRITONC_CACHE_DIR", &cache)],
+        );
+        assert!(stats.stdout.starts_with("1 entries"), "{}", stats.stdout);
+        let clean = tritonc_with_env(
+            &root(),
+            &["cache", "clean"],
+            &[("TRITONC_CACHE_DIR", &cache)],
+        );
+        assert_eq!(clean.code, 0, "{}", clean.stderr);
+        assert!(cache_entries(&cache).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_damaged_cache_entry_is_recompiled_and_replaced() {
+        let dir = scratch("cache-damaged");
+        let cache = dir.join("cache");
+        let file = root().join("examples/vector_add.py");
+        let first = compile_add(&file, &dir.join("first"), &cache, &[]);
+        assert_eq!(first.code, 0, "{}", first.stderr);
+        let [entry] = cache_entries(&cache).try_into().expect("one entry");
+        // One flipped byte in the middle (the PTX), as a disk error would leave it.
+        let mut bytes = std::fs::read(&entry).expect("the entry is readable");
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x20;
+        std::fs::write(&entry, &bytes).expect("the entry is writable");
+
+        let again = compile_add(&file, &dir.join("again"), &cache, &[]);
+        assert_eq!(again.code, 0, "{}", again.stderr);
+        assert!(
+            again
+                .stderr
+                .contains("recompiled: the cache entry was damaged"),
+            "{}",
+            again.stderr
+        );
+        assert_eq!(tree(&dir.join("first")), tree(&dir.join("again")));
+
+        // Truncated to nothing: recompiled again; then the replacement is used.
+        std::fs::write(&entry, b"").expect("the entry is writable");
+        let empty = compile_add(&file, &dir.join("empty"), &cache, &[]);
+        assert!(empty.stderr.contains("damaged"), "{}", empty.stderr);
+        let hit = compile_add(&file, &dir.join("hit"), &cache, &[]);
+        assert!(hit.stderr.contains("(from the cache)"), "{}", hit.stderr);
+        assert_eq!(tree(&dir.join("first")), tree(&dir.join("hit")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn no_cache_neither_reads_nor_writes_the_cache() {
+        let dir = scratch("cache-off");
+        let cache = dir.join("cache");
+        let file = root().join("examples/vector_add.py");
+        let off = compile_add(&file, &dir.join("off"), &cache, &["--no-cache"]);
+        assert_eq!(off.code, 0, "{}", off.stderr);
+        assert!(cache_entries(&cache).is_empty());
+
+        let on = compile_add(&file, &dir.join("on"), &cache, &[]);
+        assert_eq!(cache_entries(&cache).len(), 1, "{}", on.stderr);
+        let off = compile_add(&file, &dir.join("off2"), &cache, &["--no-cache"]);
+        assert!(!off.stderr.contains("from the cache"), "{}", off.stderr);
+        assert_eq!(tree(&dir.join("off")), tree(&dir.join("on")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The source lines the PTX's `.loc` directives name (`.loc FILE LINE COL`).
+    fn loc_lines(ptx: &str) -> Vec<u32> {
+        ptx.lines()
+            .filter_map(|l| l.trim().strip_prefix(".loc"))
+            .filter_map(|rest| rest.split_whitespace().nth(1)?.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn moving_the_kernel_down_a_line_misses_the_cache() {
+        let dir = scratch("cache-moved");
+        let cache = dir.join("cache");
+        let source = std::fs::read_to_string(root().join("examples/vector_add.py"))
+            .expect("the example is readable");
+        let file = dir.join("add.py");
+        std::fs::write(&file, &source).expect("the scratch dir is writable");
+        let before = compile_add(&file, &dir.join("before"), &cache, &[]);
+        assert_eq!(before.code, 0, "{}", before.stderr);
+
+        // Same code, one line further down: only the locations change.
+        std::fs::write(&file, format!("\n{source}")).expect("the scratch dir is writable");
+        let after = compile_add(&file, &dir.join("after"), &cache, &[]);
+        assert_eq!(after.code, 0, "{}", after.stderr);
+        assert!(!after.stderr.contains("from the cache"), "{}", after.stderr);
+        assert_eq!(cache_entries(&cache).len(), 2);
+
+        let ptx = |out: &str| {
+            let t = tree(&dir.join(out));
+            let (_, bytes) = t
+                .iter()
+                .find(|(k, _)| k.ends_with("kernel.ptx"))
+                .expect("the bundle has PTX");
+            String::from_utf8(bytes.clone()).expect("PTX is text")
+        };
+        let (lines_before, lines_after) = (loc_lines(&ptx("before")), loc_lines(&ptx("after")));
+        assert!(!lines_before.is_empty(), "the PTX has .loc lines");
+        let shifted: Vec<u32> = lines_before.iter().map(|l| l + 1).collect();
+        assert_eq!(lines_after, shifted);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn parallel_compiles_write_what_sequential_ones_write() {
+        let dir = scratch("cache-parallel");
+        let cache = dir.join("cache");
+        let run = |jobs: &str, out: &str| {
+            let out = dir.join(out);
+            let o = tritonc_with_env(
+                &root(),
+                &[
+                    "compile",
+                    "-j",
+                    jobs,
+                    "--no-cache",
+                    "--spec",
+                    "examples/vector_add.toml",
+                    "examples/softmax.toml",
+                    "examples/rms_norm.toml",
+                    "-o",
+                    out.to_str().expect("utf-8 path"),
+                ],
+                &[("TRITONC_CACHE_DIR", &cache)],
+            );
+            assert_eq!(o.code, 0, "{}", o.stderr);
+            (o, tree(&out))
+        };
+        let (sequential, seq_tree) = run("1", "seq");
+        let (parallel, par_tree) = run("4", "par");
+        assert!(seq_tree.len() > 6, "{:?}", seq_tree.keys());
+        assert_eq!(seq_tree, par_tree);
+        // The same lines in the same order, whatever finished first.
+        let normalized = |o: &Outcome| o.stderr.replace("/par", "/DIR").replace("/seq", "/DIR");
+        assert_eq!(normalized(&sequential), normalized(&parallel));
+        let summaries: Vec<&str> = sequential
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("compiled "))
+            .collect();
+        assert_eq!(summaries.len(), 3, "{}", sequential.stderr);
+        assert!(summaries[0].contains("vector_add"), "{summaries:?}");
+        assert!(summaries[1].contains("`softmax_kernel`"), "{summaries:?}");
+
+        // Several kernel files at once, in parallel, through the cache: the same bundles
+        // as one file at a time.
+        let add = root().join("examples/vector_add.py");
+        let source = std::fs::read_to_string(&add).expect("the example is readable");
+        let mul = dir.join("mul.py");
+        let mul_source = source
+            .replace("add_kernel", "mul_kernel")
+            .replace("x + y", "x * y");
+        std::fs::write(&mul, mul_source).expect("the scratch dir is writable");
+        let files = [add.to_str().expect("utf-8"), mul.to_str().expect("utf-8")];
+        let together = dir.join("together");
+        let o = tritonc_with_env(
+            &root(),
+            &[
+                "compile",
+                "-j",
+                "2",
+                files[0],
+                files[1],
+                "--signature",
+                ADD_SIGNATURE,
+                "-o",
+                together.to_str().expect("utf-8"),
+            ],
+            &[("TRITONC_CACHE_DIR", &cache)],
+        );
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let apart = dir.join("apart");
+        for f in files {
+            let o = tritonc_with_env(
+                &root(),
+                &[
+                    "compile",
+                    "-j",
+                    "1",
+                    "--no-cache",
+                    f,
+                    "--signature",
+                    ADD_SIGNATURE,
+                    "-o",
+                    apart.to_str().expect("utf-8"),
+                ],
+                &[("TRITONC_CACHE_DIR", &cache)],
+            );
+            assert_eq!(o.code, 0, "{}", o.stderr);
+        }
+        let together = tree(&together);
+        let entries: Vec<&String> = together
+            .keys()
+            .filter(|k| k.ends_with("bundle.json"))
+            .collect();
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert!(entries[1].starts_with("mul_kernel-"), "{entries:?}");
+        assert_eq!(together, tree(&apart));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

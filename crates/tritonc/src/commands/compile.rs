@@ -110,8 +110,8 @@ pub fn emit_ttir(
 
 /// Runs `compile`.
 pub fn run(args: &CompileArgs, out: &Output) -> Exit {
-    if let Some(spec) = &args.spec {
-        return super::compile_backend::compile_spec(args, spec, out);
+    if !args.spec.is_empty() {
+        return super::compile_backend::compile_spec(args, &args.spec, out);
     }
     let mut sources = SourceMap::new();
     let request = match validate_options(args) {
@@ -121,60 +121,39 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
             return Exit::InputError;
         }
     };
-    let kernel = match load_kernel(args, &mut sources) {
-        Ok(kernel) => kernel,
-        Err(diagnostics) => {
-            out.diagnostics(Stream::Stderr, &diagnostics, &sources);
-            return Exit::InputError;
-        }
-    };
-
-    let bound = match specialize(&kernel.summary, &request, &mut sources) {
-        Ok(bound) => bound,
-        Err(diagnostics) => {
-            out.diagnostics(Stream::Stderr, &diagnostics, &sources);
-            return Exit::InputError;
-        }
-    };
-
-    for &stage in &request.stages {
-        let mut warnings = Vec::new();
-        let result = match stage {
-            Stage::Ttir => emit_ttir(&kernel, bound.as_ref(), &request, &mut warnings),
-            Stage::Ttgir => {
-                super::compile_backend::emit_ttgir(&kernel, bound.as_ref(), &request, &mut warnings)
-            }
-            // Handled below, once for both: one compilation gives the PTX and the cubin.
-            Stage::Ptx | Stage::Cubin => continue,
-            _ => Err(StageError::NotImplemented(format!(
-                "`--emit {}` needs the {} back end, which is not available in this build yet",
-                stage.name(),
-                match request.target.vendor {
-                    Vendor::Nvidia => "NVIDIA",
-                    Vendor::Amd => "AMD",
-                }
-            ))),
-        };
-        if !warnings.is_empty() {
-            out.diagnostics(Stream::Stderr, &warnings, &sources);
-        }
-        match result {
-            Ok(outputs) => {
-                if let Err(diagnostic) =
-                    write_stage(args.output_dir.as_deref(), &kernel.summary, stage, &outputs)
-                {
-                    out.diagnostics(Stream::Stderr, &[diagnostic], &sources);
-                    return Exit::InputError;
-                }
-            }
-            Err(StageError::Diagnostics(diagnostics)) => {
+    if args.files.is_empty() {
+        let d = Diagnostic::error(
+            codes::NOT_A_FILE,
+            "no kernel file given: pass FILE or `--spec SPEC`",
+        );
+        out.diagnostics(Stream::Stderr, &[d], &sources);
+        return Exit::InputError;
+    }
+    let mut kernels = Vec::new();
+    for path in &args.files {
+        let kernel = match load_kernel(path, args.kernel.as_deref(), &mut sources) {
+            Ok(kernel) => kernel,
+            Err(diagnostics) => {
                 out.diagnostics(Stream::Stderr, &diagnostics, &sources);
                 return Exit::InputError;
             }
-            Err(StageError::NotImplemented(message)) => {
-                let diagnostic = Diagnostic::error(codes::NOT_IMPLEMENTED, message);
-                out.diagnostics(Stream::Stderr, &[diagnostic], &sources);
-                return Exit::NotImplemented;
+        };
+        let bound = match specialize(&kernel.summary, &request, &mut sources) {
+            Ok(bound) => bound,
+            Err(diagnostics) => {
+                out.diagnostics(Stream::Stderr, &diagnostics, &sources);
+                return Exit::InputError;
+            }
+        };
+        kernels.push((kernel, bound));
+    }
+
+    for &stage in &request.stages {
+        for (kernel, bound) in &kernels {
+            let exit =
+                emit_text_stage(args, stage, kernel, bound.as_ref(), &request, &sources, out);
+            if exit != Exit::Success {
+                return exit;
             }
         }
     }
@@ -184,16 +163,61 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
             .iter()
             .any(|s| matches!(s, Stage::Ptx | Stage::Cubin));
     if wants_code {
-        return super::compile_backend::emit_code(
-            args,
-            &kernel,
-            bound.as_ref(),
-            &request,
-            &mut sources,
-            out,
-        );
+        return super::compile_backend::emit_code(args, &kernels, &request, &sources, out);
     }
     Exit::Success
+}
+
+/// Emits one text stage (ttir, ttgir) of one kernel; the code stages (ptx, cubin) are
+/// left to the back end, which compiles every kernel at once.
+fn emit_text_stage(
+    args: &CompileArgs,
+    stage: Stage,
+    kernel: &LoadedKernel,
+    bound: Option<&BoundKernel>,
+    request: &CompileRequest,
+    sources: &SourceMap,
+    out: &Output,
+) -> Exit {
+    let mut warnings = Vec::new();
+    let result = match stage {
+        Stage::Ttir => emit_ttir(kernel, bound, request, &mut warnings),
+        Stage::Ttgir => super::compile_backend::emit_ttgir(kernel, bound, request, &mut warnings),
+        // Handled by the back end, once for both: one compilation gives the PTX and the
+        // cubin.
+        Stage::Ptx | Stage::Cubin => return Exit::Success,
+        _ => Err(StageError::NotImplemented(format!(
+            "`--emit {}` needs the {} back end, which is not available in this build yet",
+            stage.name(),
+            match request.target.vendor {
+                Vendor::Nvidia => "NVIDIA",
+                Vendor::Amd => "AMD",
+            }
+        ))),
+    };
+    if !warnings.is_empty() {
+        out.diagnostics(Stream::Stderr, &warnings, sources);
+    }
+    match result {
+        Ok(outputs) => {
+            if let Err(diagnostic) =
+                write_stage(args.output_dir.as_deref(), &kernel.summary, stage, &outputs)
+            {
+                out.diagnostics(Stream::Stderr, &[diagnostic], sources);
+                return Exit::InputError;
+            }
+            Exit::Success
+        }
+        Err(StageError::Diagnostics(diagnostics)) => {
+            out.diagnostics(Stream::Stderr, &diagnostics, sources);
+            Exit::InputError
+        }
+        Err(StageError::NotImplemented(message)) => {
+            let diagnostic = Diagnostic::error(codes::NOT_IMPLEMENTED, message);
+            out.diagnostics(Stream::Stderr, &[diagnostic], sources);
+            Exit::NotImplemented
+        }
+    }
 }
 
 /// The sema launch options of a request for `kernel` (its decorator may turn debug mode on).
@@ -308,17 +332,12 @@ fn nearest_warps(n: u32) -> String {
     format!("`--num-warps {best}`")
 }
 
-/// Reads the file, checks it and picks the kernel.
+/// Reads the file, checks it and picks the kernel (`wanted`, or the file's only one).
 fn load_kernel(
-    args: &CompileArgs,
+    path: &Path,
+    wanted: Option<&str>,
     sources: &mut SourceMap,
 ) -> Result<LoadedKernel, Vec<Diagnostic>> {
-    let Some(path) = args.file.as_deref() else {
-        return Err(vec![Diagnostic::error(
-            codes::NOT_A_FILE,
-            "no kernel file given: pass FILE or `--spec SPEC`",
-        )]);
-    };
     if path.is_dir() {
         return Err(vec![not_a_file(path)]);
     }
@@ -340,7 +359,7 @@ fn load_kernel(
     {
         return Err(analysis.diagnostics);
     }
-    let summary = select_kernel(path, args.kernel.as_deref(), analysis.kernels)?;
+    let summary = select_kernel(path, wanted, analysis.kernels)?;
     // Helpers imported from the project's other modules are read now, so their files are
     // in `sources` before anything points into them.
     let projects = crate::project::Projects::new(FileId(sources.len() as u32));

@@ -1,15 +1,18 @@
 //! The back-end stages of `tritonc compile`: `--emit ttgir`, `ptx`, `cubin`, the bundle
 //! per variant (the default), and `--spec SPEC`, which compiles every variant
-//! `tritonc verify SPEC` will launch.
+//! `tritonc verify SPEC` will launch. Variants compile in parallel (`-j N`) through the
+//! compile cache (`--no-cache` bypasses it); results are reported in a fixed order.
 
 use std::path::{Path, PathBuf};
 
-use tritonc_bundle::Bundle;
 use tritonc_diagnostics::{Diagnostic, SourceMap};
 use tritonc_sema::meta::{self, BoundKernel};
 use tritonc_sema::Specialization;
 
-use crate::backend::{self, BackendError, BackendOptions};
+use rayon::prelude::*;
+
+use crate::backend::{self, Backend, BackendError, BackendOptions, CacheUse, Compiled};
+use crate::cache::{self, KernelCache};
 use crate::cli::CompileArgs;
 use crate::codes;
 use crate::commands::compile::{
@@ -144,8 +147,10 @@ fn backend_failure(e: BackendError, sources: &SourceMap, out: &Output) -> Exit {
     exit
 }
 
-/// Writes `bundle` under `dir`; reports where on stderr.
-fn write_bundle(bundle: &Bundle, dir: &Path, out: &Output) -> Result<PathBuf, Diagnostic> {
+/// Writes the bundle of `compiled` under `dir`; reports where on stderr, and whether it
+/// came from the cache.
+fn write_bundle(compiled: &Compiled, dir: &Path, out: &Output) -> Result<PathBuf, Diagnostic> {
+    let bundle = &compiled.bundle;
     let path = dir.join(bundle.dir_name());
     bundle.write_dir(&path).map_err(|e| {
         Diagnostic::error(
@@ -153,22 +158,111 @@ fn write_bundle(bundle: &Bundle, dir: &Path, out: &Output) -> Result<PathBuf, Di
             format!("cannot write the bundle `{}`: {e}", path.display()),
         )
     })?;
+    let origin = match &compiled.cache {
+        CacheUse::Hit => " (from the cache)".to_string(),
+        CacheUse::Replaced(why) => format!(" (recompiled: the cache entry was damaged: {why})"),
+        CacheUse::Off | CacheUse::Stored | CacheUse::NotStored(_) => String::new(),
+    };
     out.summary(
         Stream::Stderr,
-        &format!("wrote {}: {}", path.display(), backend::describe(bundle)),
+        &format!(
+            "wrote {}: {}{origin}",
+            path.display(),
+            backend::describe(bundle)
+        ),
     );
     Ok(path)
 }
 
-/// `--emit ptx` / `cubin`, or no `--emit`: compile every variant; print or write the
-/// PTX; write a bundle per variant to `-o DIR` (default `tritonc-out/`) unless only
-/// PTX text was asked for on stdout.
+/// One variant to compile: the kernel lowered for it and what its bundle needs.
+struct Job {
+    func: tritonc_ir::Function,
+    spec: Specialization,
+    constexprs: Vec<String>,
+}
+
+/// Stack size of a compile worker: the main thread's usual 8 MiB, since LLVM's passes
+/// recurse over the IR.
+const WORKER_STACK_BYTES: usize = 8 << 20;
+
+/// The back end of `compile`, with the cache unless `--no-cache`.
+fn backend_for(args: &CompileArgs, options: BackendOptions) -> Backend {
+    let cache = if args.no_cache {
+        None
+    } else {
+        cache::default_dir().map(KernelCache::new)
+    };
+    Backend::new(options, cache)
+}
+
+/// `-j N`, else one thread per core.
+fn thread_count(args: &CompileArgs) -> usize {
+    args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        |n| n as usize,
+    )
+}
+
+/// Compiles `jobs` on up to `threads` threads (each with its own MLIR context, reused
+/// across its jobs); the results come back in the order of `jobs`, whatever the
+/// scheduling, so everything printed afterwards is deterministic.
+fn compile_jobs(
+    backend: &Backend,
+    sources: &SourceMap,
+    jobs: &[Job],
+    threads: usize,
+) -> Vec<Result<Compiled, BackendError>> {
+    let compile = |job: &Job| {
+        let constexprs: Vec<&str> = job.constexprs.iter().map(String::as_str).collect();
+        backend.compile(&job.func, sources, &job.spec, &constexprs)
+    };
+    let threads = threads.min(jobs.len());
+    if threads <= 1 {
+        return jobs.iter().map(compile).collect();
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(WORKER_STACK_BYTES)
+        .thread_name(|i| format!("tritonc-compile-{i}"))
+        .build();
+    match pool {
+        Ok(pool) => {
+            // Every worker makes its context before any compiles (see prepare_thread).
+            pool.broadcast(|_| backend::prepare_thread());
+            pool.install(|| jobs.par_iter().map(compile).collect())
+        }
+        Err(_) => jobs.iter().map(compile).collect(),
+    }
+}
+
+/// A warning for a cache that could not be written (once per run).
+fn unwritable_cache_warning(results: &[Result<Compiled, BackendError>]) -> Option<Diagnostic> {
+    results.iter().find_map(|r| match r {
+        Ok(Compiled {
+            cache: CacheUse::NotStored(why),
+            ..
+        }) => Some(
+            Diagnostic::warning(
+                codes::CANNOT_WRITE_OUTPUT,
+                format!("the compile cache is not written: {why}"),
+            )
+            .with_help("set TRITONC_CACHE_DIR to a writable directory, or pass `--no-cache`"),
+        ),
+        _ => None,
+    })
+}
+
+/// A kernel picked from a file, with the `--signature` bound to it.
+pub type KernelToCompile = (LoadedKernel, Option<BoundKernel>);
+
+/// `--emit ptx` / `cubin`, or no `--emit`: compile every variant of every kernel (in
+/// parallel); print or write the PTX; write a bundle per variant to `-o DIR` (default
+/// `tritonc-out/`) unless only PTX text was asked for on stdout.
 pub fn emit_code(
     args: &CompileArgs,
-    kernel: &LoadedKernel,
-    bound: Option<&BoundKernel>,
+    kernels: &[KernelToCompile],
     request: &CompileRequest,
-    sources: &mut SourceMap,
+    sources: &SourceMap,
     out: &Output,
 ) -> Exit {
     if !backend::AVAILABLE {
@@ -190,21 +284,35 @@ pub fn emit_code(
         fp_fusion: request.fp_fusion,
         cubin: bundle_dir.is_some(),
     };
-    let constexprs = constexpr_params(kernel);
-    let constexprs: Vec<&str> = constexprs.iter().map(String::as_str).collect();
     let mut warnings = Vec::new();
-    let list = match variants(kernel, bound, request) {
-        Ok(v) => v,
-        Err(e) => return stage_error(e, sources, out),
-    };
-    let mut ptx_outputs = Vec::new();
-    for v in list {
-        let func = match lower(kernel, &v.spec, &mut warnings) {
-            Ok(f) => f,
+    let mut jobs = Vec::new();
+    // For each job: the kernel it belongs to and its variant label.
+    let mut owners = Vec::new();
+    for (k, (kernel, bound)) in kernels.iter().enumerate() {
+        let constexprs = constexpr_params(kernel);
+        let list = match variants(kernel, bound.as_ref(), request) {
+            Ok(v) => v,
             Err(e) => return stage_error(e, sources, out),
         };
-        let compiled = match backend::compile_bundle(&func, sources, &v.spec, &constexprs, &options)
-        {
+        for v in list {
+            let func = match lower(kernel, &v.spec, &mut warnings) {
+                Ok(f) => f,
+                Err(e) => return stage_error(e, sources, out),
+            };
+            jobs.push(Job {
+                func,
+                spec: v.spec,
+                constexprs: constexprs.clone(),
+            });
+            owners.push((k, v.label));
+        }
+    }
+    let backend = backend_for(args, options);
+    let results = compile_jobs(&backend, sources, &jobs, thread_count(args));
+    warnings.extend(unwritable_cache_warning(&results));
+    let mut ptx_outputs: Vec<Vec<StageOutput>> = kernels.iter().map(|_| Vec::new()).collect();
+    for (result, (k, label)) in results.into_iter().zip(owners) {
+        let compiled = match result {
             Ok(c) => c,
             Err(e) => return backend_failure(e, sources, out),
         };
@@ -218,13 +326,13 @@ pub fn emit_code(
             }
         }
         if let Some(dir) = &bundle_dir {
-            if let Err(d) = write_bundle(&compiled.bundle, dir, out) {
+            if let Err(d) = write_bundle(&compiled, dir, out) {
                 out.diagnostics(Stream::Stderr, &[d], sources);
                 return Exit::InputError;
             }
         }
-        ptx_outputs.push(StageOutput {
-            variant: v.label,
+        ptx_outputs[k].push(StageOutput {
+            variant: label,
             text: compiled.bundle.ptx,
         });
     }
@@ -232,14 +340,16 @@ pub fn emit_code(
         out.diagnostics(Stream::Stderr, &warnings, sources);
     }
     if emit_ptx {
-        if let Err(d) = write_stage(
-            args.output_dir.as_deref(),
-            &kernel.summary,
-            Stage::Ptx,
-            &ptx_outputs,
-        ) {
-            out.diagnostics(Stream::Stderr, &[d], sources);
-            return Exit::InputError;
+        for ((kernel, _), outputs) in kernels.iter().zip(&ptx_outputs) {
+            if let Err(d) = write_stage(
+                args.output_dir.as_deref(),
+                &kernel.summary,
+                Stage::Ptx,
+                outputs,
+            ) {
+                out.diagnostics(Stream::Stderr, &[d], sources);
+                return Exit::InputError;
+            }
         }
     }
     Exit::Success
@@ -262,9 +372,18 @@ fn stage_error(e: StageError, sources: &SourceMap, out: &Output) -> Exit {
     }
 }
 
-/// `tritonc compile --spec SPEC`: every distinct specialization the five stages of
-/// `tritonc verify SPEC` launch, compiled into bundles under `-o DIR`.
-pub fn compile_spec(args: &CompileArgs, spec_path: &Path, out: &Output) -> Exit {
+/// The variants of one launch spec, as a range of the compile jobs.
+struct SpecJobs {
+    /// What the summary line calls it: the kernel's name, else the spec's path.
+    name: String,
+    /// Its jobs.
+    jobs: std::ops::Range<usize>,
+}
+
+/// `tritonc compile --spec SPEC…`: every distinct specialization the five stages of
+/// `tritonc verify SPEC` launch, for every spec, compiled (in parallel) into bundles
+/// under `-o DIR`.
+pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) -> Exit {
     let mut sources = SourceMap::new();
     let request = match validate_options(args) {
         Ok(r) => r,
@@ -280,15 +399,6 @@ pub fn compile_spec(args: &CompileArgs, spec_path: &Path, out: &Output) -> Exit 
             out,
         );
     }
-    let mut input = match tritonc_verify::load_spec(spec_path, &mut sources) {
-        Ok(i) => i,
-        Err(d) => {
-            out.diagnostics(Stream::Stderr, &d, &sources);
-            return Exit::InputError;
-        }
-    };
-    input.spec.debug |= args.debug || super::compile::triton_debug_env();
-    let plan = tritonc_verify::plan(&input.spec, &input.config, &tritonc_verify::Stage::ALL);
     let dir = args
         .output_dir
         .clone()
@@ -298,72 +408,108 @@ pub fn compile_spec(args: &CompileArgs, spec_path: &Path, out: &Output) -> Exit 
         fp_fusion: request.fp_fusion,
         cubin: true,
     };
-    let mut seen_specs = Vec::new();
-    let mut keys = Vec::new();
-    let mut exit = Exit::Success;
-    for case in &plan.cases {
-        if seen_specs.contains(&case.spec) {
-            continue;
+    let mut jobs = Vec::new();
+    let mut specs = Vec::new();
+    for spec_path in spec_paths {
+        let mut input = match tritonc_verify::load_spec(spec_path, &mut sources) {
+            Ok(i) => i,
+            Err(d) => {
+                out.diagnostics(Stream::Stderr, &d, &sources);
+                return Exit::InputError;
+            }
+        };
+        input.spec.debug |= args.debug || super::compile::triton_debug_env();
+        let plan = tritonc_verify::plan(&input.spec, &input.config, &tritonc_verify::Stage::ALL);
+        let first = jobs.len();
+        let mut seen_specs = Vec::new();
+        let mut keys = Vec::new();
+        for case in &plan.cases {
+            if seen_specs.contains(&case.spec) {
+                continue;
+            }
+            seen_specs.push(case.spec.clone());
+            let mut prepared =
+                match tritonc_verify::PreparedCase::prepare(&case.spec, spec_path, &mut sources) {
+                    Ok(p) => p,
+                    Err(d) => {
+                        // The spec itself must prepare; a variant that cannot is verify's
+                        // finding.
+                        if case.spec == input.spec {
+                            out.diagnostics(Stream::Stderr, &d, &sources);
+                            return Exit::InputError;
+                        }
+                        continue;
+                    }
+                };
+            let spec = &mut prepared.launch.specialization;
+            spec.options.target = tritonc_sema::Target::cuda(request.target.capability);
+            let key = spec.key().hash_hex();
+            if keys.contains(&key) {
+                continue;
+            }
+            keys.push(key);
+            jobs.push(Job {
+                func: prepared.function,
+                spec: prepared.launch.specialization,
+                constexprs: prepared.constexpr_params,
+            });
         }
-        seen_specs.push(case.spec.clone());
-        let mut prepared =
-            match tritonc_verify::PreparedCase::prepare(&case.spec, spec_path, &mut sources) {
-                Ok(p) => p,
-                Err(d) => {
-                    // The spec itself must prepare; a variant that cannot is verify's finding.
-                    if case.spec == input.spec {
-                        out.diagnostics(Stream::Stderr, &d, &sources);
+        specs.push(SpecJobs {
+            name: input
+                .spec
+                .kernel_name
+                .clone()
+                .unwrap_or_else(|| spec_path.display().to_string()),
+            jobs: first..jobs.len(),
+        });
+    }
+    let backend = backend_for(args, options);
+    let results = compile_jobs(&backend, &sources, &jobs, thread_count(args));
+    if let Some(w) = unwritable_cache_warning(&results) {
+        out.diagnostics(Stream::Stderr, &[w], &sources);
+    }
+    let mut results = results.into_iter();
+    let mut exit = Exit::Success;
+    for spec in specs {
+        let mut failed = false;
+        let mut from_cache = 0;
+        // Every result of the spec is taken, also after a failure, so the next spec
+        // starts at its own.
+        for result in results.by_ref().take(spec.jobs.len()) {
+            if failed {
+                continue;
+            }
+            match result {
+                Ok(c) => {
+                    from_cache += usize::from(c.cache == CacheUse::Hit);
+                    if let Err(d) = write_bundle(&c, &dir, out) {
+                        out.diagnostics(Stream::Stderr, &[d], &sources);
                         return Exit::InputError;
                     }
-                    continue;
                 }
+                Err(e) => {
+                    exit = exit.worst(backend_failure(e, &sources, out));
+                    failed = true;
+                }
+            }
+        }
+        if !failed {
+            let cached = if from_cache > 0 {
+                format!(" ({from_cache} from the cache)")
+            } else {
+                String::new()
             };
-        let spec = &mut prepared.launch.specialization;
-        spec.options.target = tritonc_sema::Target::cuda(request.target.capability);
-        let key = spec.key().hash_hex();
-        if keys.contains(&key) {
-            continue;
+            out.summary(
+                Stream::Stderr,
+                &format!(
+                    "compiled {} variant(s) of `{}` for {} into {}{cached}",
+                    spec.jobs.len(),
+                    spec.name,
+                    request.target.name,
+                    dir.display()
+                ),
+            );
         }
-        keys.push(key);
-        let constexprs: Vec<&str> = prepared
-            .constexpr_params
-            .iter()
-            .map(String::as_str)
-            .collect();
-        match backend::compile_bundle(
-            &prepared.function,
-            &sources,
-            &prepared.launch.specialization,
-            &constexprs,
-            &options,
-        ) {
-            Ok(c) => {
-                if let Err(d) = write_bundle(&c.bundle, &dir, out) {
-                    out.diagnostics(Stream::Stderr, &[d], &sources);
-                    return Exit::InputError;
-                }
-            }
-            Err(e) => {
-                exit = exit.worst(backend_failure(e, &sources, out));
-                break;
-            }
-        }
-    }
-    if exit == Exit::Success {
-        out.summary(
-            Stream::Stderr,
-            &format!(
-                "compiled {} variant(s) of `{}` for {} into {}",
-                keys.len(),
-                input
-                    .spec
-                    .kernel_name
-                    .clone()
-                    .unwrap_or_else(|| spec_path.display().to_string()),
-                request.target.name,
-                dir.display()
-            ),
-        );
     }
     exit
 }

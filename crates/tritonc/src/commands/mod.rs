@@ -1,5 +1,6 @@
 //! One module per command.
 
+pub mod cache;
 pub mod compile;
 pub mod compile_backend;
 pub mod lint;

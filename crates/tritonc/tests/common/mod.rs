@@ -35,13 +35,30 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
+/// The compile cache of test runs: one per test binary run, never the user's.
+pub fn test_cache_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("tritonc-test-cache-{}", std::process::id()))
+}
+
 /// Runs `tritonc ARGS` in `dir`.
 pub fn tritonc_in(dir: &Path, args: &[&str]) -> Outcome {
-    let output = Command::new(env!("CARGO_BIN_EXE_tritonc"))
+    tritonc_with_env(dir, args, &[])
+}
+
+/// Runs `tritonc ARGS` in `dir` with the environment variables `env` set (the compile
+/// cache is [`test_cache_dir`] unless `env` names another).
+pub fn tritonc_with_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Outcome {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tritonc"));
+    command
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
+        .env("TRITONC_CACHE_DIR", test_cache_dir());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command
         .output()
         .expect("the tritonc binary must be runnable");
     Outcome {

@@ -1,0 +1,207 @@
+//! Where entries live and how they are read, written and counted.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::entry::{decode, encode, CachedCode};
+
+/// The layout version: a change of the entry format moves to a new directory, so an old
+/// binary and a new one never read each other's entries.
+const LAYOUT: &str = "v1";
+const ENTRY_EXTENSION: &str = "entry";
+
+/// The cache directory: `$TRITONC_CACHE_DIR`, else `$XDG_CACHE_HOME/tritonc`, else
+/// `~/.cache/tritonc` (empty variables count as unset); `None` without a home.
+pub fn default_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = var("TRITONC_CACHE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = var("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(dir).join("tritonc"));
+    }
+    var("HOME").map(|home| PathBuf::from(home).join(".cache/tritonc"))
+}
+
+/// The outcome of a lookup.
+#[derive(Debug)]
+pub enum Lookup {
+    /// An intact entry.
+    Hit(CachedCode),
+    /// No entry.
+    Miss,
+    /// An entry that cannot be used (damaged or unreadable): compile again.
+    Damaged(String),
+}
+
+/// The entries under one directory.
+#[derive(Debug)]
+pub struct KernelCache {
+    root: PathBuf,
+}
+
+/// What the cache holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Entries.
+    pub entries: u64,
+    /// Their total size in bytes.
+    pub bytes: u64,
+}
+
+impl KernelCache {
+    /// The cache in `root` (created on the first write).
+    pub fn new(root: PathBuf) -> Self {
+        KernelCache { root }
+    }
+
+    /// The directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn entries_dir(&self) -> PathBuf {
+        self.root.join(LAYOUT)
+    }
+
+    fn entry_path(&self, key: &str) -> PathBuf {
+        let (fanout, rest) = key.split_at(2.min(key.len()));
+        self.entries_dir()
+            .join(fanout)
+            .join(format!("{rest}.{ENTRY_EXTENSION}"))
+    }
+
+    /// The entry for `key`.
+    pub fn get(&self, key: &str) -> Lookup {
+        match std::fs::read(self.entry_path(key)) {
+            Ok(bytes) => match decode(key, &bytes) {
+                Ok(code) => Lookup::Hit(code),
+                Err(why) => Lookup::Damaged(why),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lookup::Miss,
+            Err(e) => Lookup::Damaged(format!("cannot read the entry: {e}")),
+        }
+    }
+
+    /// Stores `code` under `key`: written to a temporary file in the entry's directory,
+    /// then renamed over the entry, so a reader sees the old entry or the new one whole.
+    pub fn put(&self, key: &str, code: &CachedCode) -> Result<(), String> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let path = self.entry_path(key);
+        let dir = path
+            .parent()
+            .expect("an entry path always has the fan-out directory as parent");
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let temp = dir.join(format!(
+            ".{}-{}-{}.tmp",
+            key,
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written =
+            std::fs::write(&temp, encode(key, code)).and_then(|()| std::fs::rename(&temp, &path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&temp);
+            return Err(format!("cannot write {}: {e}", path.display()));
+        }
+        Ok(())
+    }
+
+    /// Counts the entries (temporary files of interrupted writes excluded).
+    pub fn stats(&self) -> CacheStats {
+        let mut stats = CacheStats::default();
+        for (_, size) in self.entry_files() {
+            stats.entries += 1;
+            stats.bytes += size;
+        }
+        stats
+    }
+
+    /// Removes every entry and leftover temporary file; returns what the entries held.
+    pub fn clean(&self) -> Result<CacheStats, String> {
+        let stats = self.stats();
+        let dir = self.entries_dir();
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => Ok(stats),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(stats),
+            Err(e) => Err(format!("cannot remove {}: {e}", dir.display())),
+        }
+    }
+
+    fn entry_files(&self) -> Vec<(PathBuf, u64)> {
+        let mut files = Vec::new();
+        let Ok(fanouts) = std::fs::read_dir(self.entries_dir()) else {
+            return files;
+        };
+        for fanout in fanouts.flatten() {
+            let Ok(entries) = std::fs::read_dir(fanout.path()) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let is_entry = path.extension().is_some_and(|e| e == ENTRY_EXTENSION)
+                    && !entry.file_name().to_string_lossy().starts_with('.');
+                if let (true, Ok(meta)) = (is_entry, entry.metadata()) {
+                    if meta.is_file() {
+                        files.push((path, meta.len()));
+                    }
+                }
+            }
+        }
+        files
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code() -> CachedCode {
+        CachedCode {
+            entry: "k".into(),
+            ptx: ".target sm_90\n".into(),
+            num_warps: 4,
+            shared_bytes: 16,
+            dynamic_shared: false,
+            cubin: None,
+            ptxas: None,
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tritonc-cache-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn a_stored_entry_is_found_counted_and_cleaned() {
+        let dir = scratch("store");
+        let cache = KernelCache::new(dir.clone());
+        assert!(matches!(cache.get("ab12"), Lookup::Miss));
+        cache
+            .put("ab12", &code())
+            .expect("the scratch directory is writable");
+        match cache.get("ab12") {
+            Lookup::Hit(c) => assert_eq!(c, code()),
+            other => panic!("expected a hit, got {other:?}"),
+        }
+        assert_eq!(cache.stats().entries, 1);
+        assert_eq!(cache.clean().map(|s| s.entries), Ok(1));
+        assert!(matches!(cache.get("ab12"), Lookup::Miss));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_damaged_entry_is_reported_not_returned() {
+        let dir = scratch("damaged");
+        let cache = KernelCache::new(dir.clone());
+        cache
+            .put("cd34", &code())
+            .expect("the scratch directory is writable");
+        std::fs::write(cache.entry_path("cd34"), b"garbage").expect("entry is writable");
+        assert!(matches!(cache.get("cd34"), Lookup::Damaged(_)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
