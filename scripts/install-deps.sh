@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything tritonc needs to build and test on Debian 12 (bookworm):
 #   - LLVM/MLIR 22 from Debian's packages (the MLIR back end links them),
+#   - the HIP runtime's headers and library from Debian's `libamdhip64-dev` (the AMD
+#     launcher, cargo feature `hip`, links libamdhip64; no AMD GPU or ROCm install needed),
 #   - NVIDIA's ptxas from the `nvidia-cuda-nvcc` wheel, unpacked under .tools/cuda
 #     (validates generated PTX; no GPU or CUDA install needed),
 #   - libdevice.10.bc from the `nvidia-nvvm` wheel under .tools/cuda/nvvm/libdevice
@@ -21,6 +23,7 @@ apt_packages=(
   "llvm-${LLVM_VERSION}-dev" "libmlir-${LLVM_VERSION}-dev" "mlir-${LLVM_VERSION}-tools"
   "libpolly-${LLVM_VERSION}-dev" "libclang-${LLVM_VERSION}-dev" "clang-${LLVM_VERSION}"
   zlib1g-dev libzstd-dev libxml2-dev
+  libamdhip64-dev
 )
 
 missing=()
