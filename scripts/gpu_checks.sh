@@ -10,6 +10,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+PLANTED="crates/tritonc-verify/tests/fixtures/int32_offsets_large.toml"
 
 prepare() {
   local dir=$1
@@ -24,6 +25,16 @@ prepare() {
       echo "compiled $name"
     else
       echo "NOT compiled $name: $(grep -m1 -E 'error' "$dir/verify/$name.log")"
+    fi
+  done
+  # Planted defects that need a GPU run of their own (they must fail).
+  mkdir -p "$dir/planted"
+  for spec in $PLANTED; do
+    name=$(basename "$spec" .toml)
+    if "$full" compile --spec "$spec" --target sm_90 -o "$dir/planted/$name" >"$dir/planted/$name.log" 2>&1; then
+      echo "compiled planted $name"
+    else
+      echo "NOT compiled planted $name: $(grep -m1 -E 'error' "$dir/planted/$name.log")"
     fi
   done
   bench/build.sh "$full"
@@ -46,6 +57,20 @@ run() {
     fi
   done
   echo "verify: $pass passed, $fail failed"
+  # Planted defects: verify must fail them (exit 1), in stage 3's large-input check.
+  local caught=0 missed=0
+  for spec in $PLANTED; do
+    name=$(basename "$spec" .toml)
+    [ -d "$dir/planted/$name" ] || { echo "skip planted $name (not compiled)"; continue; }
+    "$dir/tritonc" verify "$spec" --bundle "$dir/planted/$name" --stages 3 >"$out/planted-$name.txt" 2>&1
+    rc=$?
+    if [ "$rc" = 1 ] && grep -qF 'large (> 2^31 elements)' "$out/planted-$name.txt"; then
+      caught=$((caught + 1)); echo "planted $name: caught"
+    else
+      missed=$((missed + 1)); echo "planted $name: NOT caught (exit $rc)"; tail -25 "$out/planted-$name.txt"
+    fi
+  done
+  echo "planted: $caught caught, $missed missed"
   python3 bench/gpu_bench.py --bundles "$dir/bench-bundles" --json "$out/bench.json" 2>&1 | tee "$out/bench.txt"
   python3 crates/tritonc-codegen/tests/gpu/check_golden.py 2>&1 | tee "$out/golden.txt" | tail -3
 }
