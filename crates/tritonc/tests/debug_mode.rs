@@ -2,7 +2,6 @@
 //! and `@triton.jit(debug=True)` compile device asserts in; without them they emit
 //! nothing. `run --interpret` reports a failing assert as a finding (exit 1).
 
-#[allow(dead_code)] // the shared helpers serve several test files
 mod common;
 
 use std::path::Path;
