@@ -31,7 +31,7 @@ fn main() {
     let start = Instant::now();
     let context = codegen_context();
     println!(
-        "context creation (all dialects, passes, translations): {:?}",
+        "context creation (the pipeline's dialects, passes, translations): {:?}",
         start.elapsed()
     );
 

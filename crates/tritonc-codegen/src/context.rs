@@ -1,28 +1,48 @@
 //! The MLIR context set up for NVIDIA code generation.
 
-use melior::{
-    dialect::DialectRegistry,
-    utility::{register_all_dialects, register_all_llvm_translations, register_all_passes},
-    Context,
-};
+use std::sync::Once;
+
+use melior::{dialect::DialectRegistry, Context};
 
 /// Dialects the kernel builders emit directly; passes load what else they need.
 const EMITTED_DIALECTS: [&str; 6] = ["gpu", "llvm", "nvvm", "arith", "scf", "cf"];
 
-/// Creates an MLIR context with every dialect, pass and LLVM IR translation registered.
+extern "C" {
+    /// cpp/registration.cpp: the dialects above plus `ub`, their conversion-to-LLVM
+    /// interfaces, the NVVM target's serialization and the LLVM IR translations.
+    fn tritoncRegisterNvvmDialects(registry: mlir_sys::MlirDialectRegistry);
+    /// cpp/registration.cpp: the passes of [`crate::nvptx_pipeline`].
+    fn tritoncRegisterNvvmPasses();
+}
+
+/// Creates an MLIR context with exactly the dialects, interfaces, translations and passes
+/// the NVIDIA pipeline uses.
 ///
-/// Registering everything (rather than a hand-picked list) is what makes
-/// `gpu-module-to-binary` find the NVVM target's serialization interface, which lives in
-/// an extension, not in the `nvvm` dialect itself. Threading is off: one kernel is small,
-/// and callers parallelize across kernels.
+/// Not MLIR's "register everything": that also registers every dialect extension (each
+/// runs when its dialect loads) and, in a static link, pulls in every LLVM target with
+/// its static constructors: several milliseconds of every `tritonc compile`. If the
+/// pipeline gains a pass or the builders a dialect, cpp/registration.cpp must list it;
+/// the golden tests fail otherwise (an unregistered pass does not parse, an op without
+/// its conversion interface is left unconverted).
+///
+/// Threading is off: one kernel is small, and callers parallelize across kernels.
 pub fn codegen_context() -> Context {
     let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
+    // SAFETY: `registry` is a live registry owned by this function; the callee only
+    // inserts into it.
+    unsafe { tritoncRegisterNvvmDialects(registry.to_raw()) };
     let context = Context::new_with_registry(&registry, false);
     for dialect in EMITTED_DIALECTS {
         context.get_or_load_dialect(dialect);
     }
-    register_all_llvm_translations(&context);
-    register_all_passes();
+    register_passes();
     context
+}
+
+/// Registers the pipeline's passes once per process (MLIR's pass registry is global).
+fn register_passes() {
+    static PASSES: Once = Once::new();
+    // SAFETY: registration only inserts into MLIR's global pass registry; `Once` keeps it
+    // from running twice (MLIR asserts against duplicate registration in debug builds).
+    PASSES.call_once(|| unsafe { tritoncRegisterNvvmPasses() });
 }

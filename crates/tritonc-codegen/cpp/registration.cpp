@@ -1,0 +1,74 @@
+// Registers exactly the MLIR dialects, interfaces, translations and passes that
+// tritonc's NVIDIA pipeline uses (src/context.rs, src/pipeline.rs).
+//
+// MLIR's C API only offers "register everything" (mlirRegisterAllDialects & co.), and a
+// static link of that pulls in every LLVM target with its static constructors, and every
+// dialect extension runs when a dialect loads: together several milliseconds of every
+// `tritonc compile`. Each registration here is one inline C++ call into MLIR's own API.
+
+#include "mlir-c/IR.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+
+extern "C" {
+
+/// The dialects tritonc emits (gpu, llvm, nvvm, arith, scf, cf) plus `ub`, which the
+/// conversions produce; their conversion-to-LLVM interfaces, which `convert-gpu-to-nvvm`
+/// collects from the loaded dialects; the NVVM target attribute's serialization
+/// (`gpu-module-to-binary`); and the translations to LLVM IR.
+void tritoncRegisterNvvmDialects(MlirDialectRegistry c_registry) {
+  mlir::DialectRegistry &registry = *unwrap(c_registry);
+  registry.insert<mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
+                  mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
+                  mlir::NVVM::NVVMDialect, mlir::scf::SCFDialect,
+                  mlir::ub::UBDialect>();
+
+  mlir::arith::registerConvertArithToLLVMInterface(registry);
+  mlir::cf::registerConvertControlFlowToLLVMInterface(registry);
+  mlir::NVVM::registerConvertGpuToNVVMInterface(registry);
+  mlir::registerConvertNVVMToLLVMInterface(registry);
+  mlir::ub::registerConvertUBToLLVMInterface(registry);
+
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerGPUDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+}
+
+/// The passes of the textual pipeline in src/pipeline.rs, so it parses.
+void tritoncRegisterNvvmPasses(void) {
+  mlir::registerGpuNVVMAttachTarget();
+  mlir::registerSCFToControlFlowPass();
+  mlir::registerConvertGpuOpsToNVVMOps();
+  mlir::LLVM::registerDIScopeForLLVMFuncOpPass();
+  mlir::registerReconcileUnrealizedCastsPass();
+  mlir::registerGpuModuleToBinaryPass();
+}
+
+} // extern "C"
