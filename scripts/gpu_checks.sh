@@ -49,6 +49,8 @@ run() {
   local pass=0 fail=0
   for spec in examples/*.toml; do
     name=$(basename "$spec" .toml)
+    # debug_assert fails by design; debug_assert_check below runs it.
+    [ "$name" = debug_assert ] && continue
     [ -d "$dir/verify/$name" ] || { echo "skip $name (not compiled)"; continue; }
     if "$dir/tritonc" verify "$spec" --bundle "$dir/verify/$name" --against triton >"$out/verify-$name.txt" 2>&1; then
       pass=$((pass + 1)); echo "verify $name: pass"
@@ -57,6 +59,7 @@ run() {
     fi
   done
   echo "verify: $pass passed, $fail failed"
+  debug_assert_check "$dir" "$out"
   # Planted defects: verify must fail them (exit 1), in stage 3's large-input check.
   local caught=0 missed=0
   for spec in $PLANTED; do
@@ -73,6 +76,29 @@ run() {
   echo "planted: $caught caught, $missed missed"
   python3 bench/gpu_bench.py --bundles "$dir/bench-bundles" --json "$out/bench.json" 2>&1 | tee "$out/bench.txt"
   python3 crates/tritonc-codegen/tests/gpu/check_golden.py 2>&1 | tee "$out/golden.txt" | tail -3
+}
+
+# examples/debug_assert.toml (debug = true) gathers 4096 indices from a 4000-element source:
+# program 31's threads 32..127 fail `tl.device_assert`. Expected: each prints
+# `examples/debug_assert.py:26: unknown: block: [31,0,0], thread: [T,0,0] Assertion
+# `gather index out of bounds` failed.` (up to 96 lines, T in 32..127), and tritonc exits 1 with E0607
+# (CUDA_ERROR_ASSERT). Upstream Triton on the same source prints the same lines (with the
+# absolute path) before `device-side assert triggered`.
+debug_assert_check() {
+  local dir=$1 out=$2
+  [ -d "$dir/verify/debug_assert" ] || { echo "debug_assert: skip (not compiled)"; return; }
+  "$dir/tritonc" run examples/debug_assert.toml --bundle "$dir/verify/debug_assert" \
+    >"$out/debug_assert.txt" 2>&1
+  local rc=$?
+  local lanes
+  lanes=$(grep -c 'examples/debug_assert.py:26: unknown: block: \[31,0,0\], thread: \[[0-9]*,0,0\] Assertion `gather index out of bounds` failed.' "$out/debug_assert.txt")
+  if [ "$rc" -eq 1 ] && [ "$lanes" -ge 1 ] && grep -q 'E0607' "$out/debug_assert.txt"; then
+    echo "debug_assert: pass (exit 1, $lanes failing lanes reported)"
+  else
+    echo "debug_assert: FAIL (exit $rc, $lanes lane lines)"; tail -8 "$out/debug_assert.txt"
+  fi
+  python3 examples/debug_assert.py >"$out/debug_assert_triton.txt" 2>&1
+  echo "debug_assert (Triton): exit $?, $(grep -c 'Assertion `gather index out of bounds` failed' "$out/debug_assert_triton.txt") lane lines"
 }
 
 case "${1:-}" in
