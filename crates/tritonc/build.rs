@@ -2,10 +2,21 @@
 //! compile cache's toolchain identity. Outside a git checkout, or without git, nothing
 //! is recorded. No `rerun-if-changed` is printed, so cargo runs this again whenever a
 //! file of the package changes.
+//!
+//! On Linux the `tritonc` executable is linked as a position-dependent executable
+//! (`-no-pie`): with statically linked LLVM/MLIR a PIE carries ~280,000 relative
+//! relocations that the dynamic loader applies at every start (1–2 ms of a
+//! `tritonc compile` of a few milliseconds; docs/benchmarks.md). Test binaries keep the
+//! default.
 
 use std::process::Command;
 
 fn main() {
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if os == "linux" && env == "gnu" {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
     let commit = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
