@@ -7,11 +7,11 @@ use std::time::Instant;
 use tritonc_bundle::{Bundle, BundleMeta, HiddenParamKind};
 
 use crate::args::{Arg, Grid};
-use crate::backend::{Backend, FunctionApi};
+use crate::backend::FunctionApi;
 use crate::check::{check_and_marshal, ParamBuffer};
 use crate::device::{Device, DeviceBuffer};
 use crate::error::{LaunchRefusal, RuntimeError};
-use crate::select::CodeChoice;
+use crate::select::{other_vendor, CodeChoice};
 
 /// A bundle loaded on a device, ready to launch.
 #[derive(Debug)]
@@ -41,17 +41,10 @@ impl Device {
     /// ```
     pub fn load(&self, bundle: &Bundle) -> Result<Kernel, RuntimeError> {
         let meta = &bundle.meta;
-        let target_backend = Backend::for_target(&meta.target);
-        if target_backend.is_some_and(|b| b != self.backend()) {
+        if let Some(reason) = other_vendor(meta, self) {
             return Err(RuntimeError::IncompatibleBundle {
                 entry: meta.entry.clone(),
-                reason: format!(
-                    "it was compiled for {} `{}`, the GPU is {} ({})",
-                    Backend::for_target(&meta.target).map_or("?", Backend::vendor),
-                    meta.target,
-                    self.backend().vendor(),
-                    self.arch()
-                ),
+                reason,
             });
         }
         let loaded = self.api.load(bundle, &self.info)?;

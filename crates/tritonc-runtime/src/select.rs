@@ -80,21 +80,31 @@ pub fn amd_code_for_device(
     Ok(CodeChoice::CodeObject)
 }
 
-/// Whether `bundle` can run on `device`, by backend and architecture.
-fn runs_on(bundle: &Bundle, device: &Device) -> Result<(), String> {
-    let meta = &bundle.meta;
-    match Backend::for_target(&meta.target) {
-        Some(b) if b != device.backend() => Err(format!(
+/// Why a bundle for `meta.target` cannot run on `device` because it targets the other
+/// vendor's GPUs; `None` when the vendors agree (or the target names neither).
+pub(crate) fn other_vendor(meta: &BundleMeta, device: &Device) -> Option<String> {
+    let backend = Backend::for_target(&meta.target)?;
+    (backend != device.backend()).then(|| {
+        format!(
             "it was compiled for {} `{}`, the GPU is {} ({})",
-            b.vendor(),
+            backend.vendor(),
             meta.target,
             device.backend().vendor(),
             device.arch()
-        )),
-        Some(Backend::Hip) => {
-            amd_code_for_device(meta, bundle.cubin.is_some(), device.arch()).map(drop)
-        }
-        _ => code_for_device(meta, bundle.cubin.is_some(), device.compute_capability()).map(drop),
+        )
+    })
+}
+
+/// Whether `bundle` can run on `device`, by vendor and architecture.
+fn runs_on(bundle: &Bundle, device: &Device) -> Result<(), String> {
+    let meta = &bundle.meta;
+    if let Some(reason) = other_vendor(meta, device) {
+        return Err(reason);
+    }
+    let has_code = bundle.cubin.is_some();
+    match device.backend() {
+        Backend::Hip => amd_code_for_device(meta, has_code, device.arch()).map(drop),
+        Backend::Cuda => code_for_device(meta, has_code, device.compute_capability()).map(drop),
     }
 }
 
