@@ -372,41 +372,49 @@ READINGS: dict[str, tuple[list, str]] = {
         [
             ("rope_fp16_16384x32x128", "tc", "bar", 3), ("rope_fp16_16384x32x128", "tr", "bar", 0),
             ("rope_fp16_16384x32x128", "tc", "gload", 4), ("rope_fp16_16384x32x128", "tr", "gload", 6),
+            ("dropout_fp32_2^28", "tc", "math:mul.lo", 113), ("dropout_fp32_2^28", "tr", "math:mul.lo", 106),
             ("dropout_fp32_2^28", "tc", "sass_regs", 40), ("dropout_fp32_2^28", "tr", "sass_regs", 32),
             ("rms_norm_fp16_4096x8192", "tc", "sass_regs", 40), ("rms_norm_fp16_4096x8192", "tr", "sass_regs", 32),
         ],
         """
-        Global memory is never the difference: in 15 of the 16 cases both compilers issue the same
-        global loads and stores (same count, width, predication), 128-bit wherever Triton's are, with
-        no spills on either side. The differences are elsewhere, and two of them explain the two
-        kernels that run below Triton on the H200:
+        Global memory is almost never the difference: in 15 of the 16 cases both compilers issue the
+        same global loads and stores (same count, width, predication), 128-bit wherever Triton's are,
+        with no spills on either side. The two kernels that run below Triton on the H200 each have one
+        concrete cause, confirmed by timing hand-edited variants of tritonc's own PTX on an H200
+        (method under each kernel):
 
         1. **rotary (0.945×)**: tritonc loads the 64-element `cos`/`sin` rows one element per thread
         and moves them into the broadcast layout through shared memory (2 × `st.shared` + 3
         `bar.sync` + 4 × `ld.shared.v4`); Triton loads them directly in the broadcast layout (4 ×
-        `ld.global.v4.b32`, no shared memory, no barrier). In tritonc's SASS the `q` loads are issued
-        only after both barriers, so each CTA waits for three dependent global round trips (cos, then
-        sin, then q) where Triton's issues all six loads back to back and waits once.
+        `ld.global.v4.b32`, no shared memory, no barrier). In tritonc's SASS the `q` loads wait behind
+        the barriers, so each CTA waits for three dependent global round trips (cos, then sin, then q)
+        instead of one. tritonc's PTX with only those loads replaced by direct 128-bit loads runs at
+        **1.000×** Triton (bitwise equal results). Fix: layout assignment should give a load of fewer
+        elements than the CTA has threads its consumer's (slice) layout.
 
-        2. **dropout (0.975×)**: the Philox code is the same instruction for instruction up to seven
-        counter multiplies, but ptxas allocates **40 registers** for tritonc's PTX and 32 for Triton's
-        (the same ptxas 13.5 on both). 40 registers × 128 threads caps an SM at 12 CTAs = 48 warps
-        (75 % theoretical occupancy) against 16 CTAs = 64 warps for Triton. In tritonc's SASS the
-        seed-derived round keys live in vector registers (16 `IADD3` per thread); in Triton's they are
-        computed once per warp in uniform registers (16 `UIADD3`). Moving the 16 key additions of
-        tritonc's PTX up to the seed's load, and nothing else, makes ptxas produce 32 registers and
-        uniform keys.
+        2. **dropout (0.975×)**: the Philox code is the same except that tritonc multiplies each of
+        the 7 derived counters (`base | k`) by the round constant (7 more `mul.lo.s32`, i.e. `IMAD`
+        on the FMA pipe that the 130 `mul.hi` already load), where Triton's PTX has
+        `base·C + k·C` (7 `add.s32`). tritonc's PTX with only those 7 multiplies replaced by the adds
+        runs at **0.998×** Triton (bitwise equal). The difference comes from LLVM's code generator:
+        Debian's LLVM 22.1.8, given Triton's own optimized LLVM IR for this kernel, also emits the 7
+        extra multiplies; Triton's bundled LLVM (22.0.0git) distributes them. Fix: emit the
+        distributed form before LLVM where tritonc composes register coordinates (it survives LLVM
+        22.1.8's O3), or use an LLVM with that combine. tritonc's PTX also gets 40 registers against
+        Triton's 32 (48 against 64 warps per SM; ncu: 71 % against 97 % achieved occupancy), but that
+        is **not** the cost: a variant with 32 registers and 96 % occupancy ran slower (0.966×).
 
-        Smaller findings: RMSNorm also gets 40 registers against 32 (48 against 64 warps per SM, at
-        0.995×); tritonc's cross-warp reductions use fewer barriers and shuffles than Triton's (each
-        thread reads all warp partials with `ld.shared.v4`), which is harmless or better; LayerNorm
-        forward and backward evaluate `tl.where(mask, …)` masks once per element (33 `setp` against 4:
-        +10 % SASS, harmless in a memory-bound kernel); the int8 quantize kernel converts its loaded
-        row through 8 KiB of shared memory where Triton needs none; `tl.log` is `lg2.approx × ln 2` in
-        tritonc and libdevice `__nv_logf` in Triton (the cross-entropy results differ by 1.9e-6 for
-        this reason); LayerNorm backward contracts fewer `a*b+c` into `fma` than Triton (95 against
-        158), so its results are not bitwise Triton's; the scan (cumsum) kernels use more registers
-        (144/96 against 126/80) and shuffle-xor instead of shuffle-up.
+        Smaller findings, none benchmarked as a cause: RMSNorm gets 40 registers against 32 (48
+        against 64 warps per SM) at 0.995×; tritonc's cross-warp reductions use fewer barriers and
+        shuffles than Triton's (each thread reads all warp partials with `ld.shared.v4`), harmless or
+        better; LayerNorm forward and backward evaluate `tl.where(mask, …)` masks once per element
+        where Triton evaluates once per 8 (33 `setp` against 4: +10 % SASS, harmless in a memory-bound
+        kernel); the int8 quantize kernel converts its loaded row through 8 KiB of shared memory
+        where Triton needs none; `tl.log` is `lg2.approx × ln 2` in tritonc and libdevice
+        `__nv_logf` in Triton (why the cross-entropy results differ by 1.9e-6); LayerNorm backward
+        contracts fewer `a*b+c` into `fma` than Triton (95 against 158), so its results are not
+        bitwise Triton's; the scan (cumsum) kernels use more registers (144/96 against 126/80) and
+        shuffle-xor instead of shuffle-up.
         """,
     ),
     "vector_add_fp32_2^28": (
@@ -498,42 +506,48 @@ READINGS: dict[str, tuple[list, str]] = {
          ("dropout_fp32_2^28", "tc", "math:mul.lo", 113), ("dropout_fp32_2^28", "tr", "math:mul.lo", 106),
          ("dropout_fp32_2^28", "tc", "math:mul.hi", 130), ("dropout_fp32_2^28", "tc", "gload", 2)],
         """
-        Memory is identical: per thread two predicated 128-bit loads and two 128-bit stores, 64-bit
-        address arithmetic the same (one `mul.wide.s32`, four `add.s64`), no shared memory. The
-        Philox code is the same too: 130 `mul.hi.u32`, the same 10 rounds over 8 counters, the same
-        `cvt.rn.f32.s32` + scale to [0, 1), `div.full` for `1 / (1 - p)`, `selp` for the drop. Two
-        differences remain, and the second is the one that costs.
+        Memory is identical: per thread two predicated 128-bit loads and two 128-bit stores, the same
+        64-bit address arithmetic (one `mul.wide.s32`, four `add.s64`), no shared memory. The Philox
+        code is the same too (130 `mul.hi.u32`, the same 10 rounds over 8 counters, the same
+        `cvt.rn.f32.s32` and scale to [0, 1), `div.full` for `1 / (1 - p)`, `selp` for the drop),
+        with two differences.
 
-        (a) **Counter arithmetic.** Both compute the 8 counters as `base | k` (k = 0–3, 512–515).
-        Triton's LLVM then rewrites `mul.lo(base | k, 0xD2511F53)` as `mul.lo(base) + k·0xD2511F53`
-        (7 `add.s32`); tritonc keeps 7 more `mul.lo.s32` (113 against 106; SASS `IMAD` 244 against
-        233). tritonc builds per-register coordinates with a plain `arith.ori`
-        (`coord` in crates/tritonc-codegen/src/lower/function.rs, "Disjoint bits: or is add"), which
-        LLVM cannot treat as an add; Triton also masks `tid·4` with `and 508`, which bounds the
-        counters. Emitting these as `or disjoint` (or `add nuw nsw`) would give LLVM the same rewrite.
-        Measured alone on the PTX (mul.lo replaced by the adds), this does not change the register
-        count.
+        (a) **Counter multiplies: the cost.** Each thread's 8 counters are `base | k` with k = 0–3 and
+        512–515, and each round multiplies them by 0xD2511F53. Triton's PTX computes `mul.lo(base)`
+        once and the other seven as `add.s32 base·C, k·C`; tritonc's multiplies all eight (113
+        `mul.lo.s32` against 106; SASS `IMAD` 244 against 233). `IMAD` issues to the FMA pipe, which
+        the Philox `mul.hi` (`IMAD.HI`, about 128 per thread) already keeps busy; of the stall reasons
+        sampled with ncu, math-pipe throttle is the largest on both sides. The cause is the LLVM code
+        generator, not tritonc's IR: Triton's own optimized LLVM IR (`asm["llir"]`) also has eight
+        `mul i32 (or disjoint base, k), C`, and Debian's LLVM 22.1.8 `llc -mcpu=sm_90a -mattr=+ptx87
+        -O3` (with or without `-nvptx-mad-wide-opt`) turns that very IR into PTX with 113 `mul.lo.s32`,
+        exactly tritonc's count; only Triton's bundled LLVM (22.0.0git) distributes the multiply over
+        the disjoint `or`. Marking tritonc's `or` as disjoint or masking the thread id as Triton does
+        (`and 508`) changes nothing with LLVM 22.1.8 (checked on a reduced kernel through `opt -O3` +
+        `llc`); the distributed form `mul.lo(base, C) + k·C`, if emitted before LLVM, survives its
+        O3 pipeline. So a fix in tritonc means emitting that form itself where it builds a register's
+        coordinate (`coord` in crates/tritonc-codegen/src/lower/function.rs, which composes `thread
+        offset | register offset` and knows the bits are disjoint) and a later multiply by a constant
+        meets it; or an LLVM with the combine.
 
-        (b) **Registers and the uniform datapath.** ptxas 13.5 gives tritonc's PTX 40 registers and
-        Triton's 32 (Triton's own ptxas 12.8 gives the same two figures, so the assembler version is
-        not the cause). With 128 threads per CTA, 40 registers allow 12 CTAs (48 warps, 75 %
-        theoretical occupancy) per SM and 32 allow 16 (64 warps, 100 %). In Triton's SASS the seed
-        is read with `ULDC` and the round keys (`seed + i·0x9E3779B9`, `hi + i·0xBB67AE85`) are
-        computed once per warp in uniform registers (16 `UIADD3`), then used as `LOP3` operands; in
-        tritonc's SASS the seed is read with `LDC` into a vector register and every thread computes
-        the keys itself (16 `IADD3`) and keeps them in vector registers. Experiments on tritonc's
-        PTX with the same ptxas: changing `.maxntid` to `.reqntid`, `sm_90` to `sm_90a`, the
-        parameter alignment, removing debug info, or the counter rewrite of (a): still 40. Moving only
-        the 16 `add.s32 %r, seed|seed_hi, K` key computations up to just after the seed is loaded: **32
-        registers, keys in uniform registers** (510 SASS instructions, among them 16 `UIADD3`). Moving the
-        two `x` loads below the Philox code instead also gives 32. So the register count hinges on
-        ptxas's scheduling heuristics and on where the program-uniform scalar work sits in the PTX;
-        the fix to try is to emit scalar, program-uniform values (the Philox key schedule, which the
-        tile IR computes as scalars) before the per-element work, then check here that ptxas reports
-        32. Philox is ALU-heavy (about 500 SASS per 8 elements; both sides reach only 62 % of copy
-        bandwidth), so both the 25 % occupancy difference and the vector-ALU key work plausibly
-        account for the 2.5 % gap; an `ncu` run (achieved occupancy, issue-slot utilisation) would
-        confirm.
+        (b) **Registers: not the cost.** ptxas 13.5 gives tritonc's PTX 40 registers and Triton's 32
+        (Triton's ptxas 12.8 likewise): 12 against 16 resident CTAs per SM, 71 % against 97 % achieved
+        occupancy (ncu). In Triton's SASS the seed is read with `ULDC` and the round keys (`seed +
+        i·0x9E3779B9`, `hi + i·0xBB67AE85`) live in uniform registers (16 `UIADD3`); in tritonc's the
+        seed is read with `LDC` and every thread computes the keys (16 `IADD3`). Changing `.maxntid` to
+        `.reqntid`, `sm_90` to `sm_90a`, the parameter alignment, removing debug info, or (a) leaves 40
+        registers; moving the 16 key additions up to the seed's load gives 32 registers and uniform
+        keys, as does moving the two `x` loads below the Philox code: ptxas's heuristics, sensitive
+        to instruction order.
+
+        Measured on one H200 (driver 580.159.04) with a CuPy launcher and bench/gpu_bench.py's method
+        (256 MiB written before each launch, CUDA events, variants alternated, median of 100 rounds,
+        two runs agreeing to 0.1 µs), 2^28 elements, every variant bitwise equal to Triton's output:
+        Triton's cubin 807 µs; tritonc's bundle cubin 828 µs (**0.975×**); tritonc's PTX with the 7
+        multiplies replaced by Triton's adds 809 µs (**0.998×**, still 40 registers); with the keys
+        moved up instead (32 registers, 96 % occupancy) 836 µs (0.966×); with both 818 µs (0.987×).
+        So (a) explains the whole gap, and raising occupancy by itself makes this ALU-bound kernel
+        slightly slower.
         """,
     ),
     "rope_fp16_16384x32x128": (
@@ -571,6 +585,14 @@ READINGS: dict[str, tuple[list, str]] = {
         the consumer's slice layout instead of converting afterwards. Expected result: 6 ×
         `LDG.E.128`, 0 barriers, 0 bytes shared — this report shows it. (tritonc has 36 registers
         against Triton's 40; both allow 12 CTAs per SM, so that difference does not matter.)
+
+        Measured on one H200 (driver 580.159.04) with a CuPy launcher and bench/gpu_bench.py's method
+        (256 MiB written before each launch, CUDA events, variants alternated, median of 100 rounds,
+        two runs), 16384 tokens × 32 heads × 128, every variant bitwise equal to Triton's output:
+        Triton's cubin 74.7–75.2 µs; tritonc's bundle cubin 79.4–79.6 µs (**0.941–0.945×**); tritonc's
+        PTX with only the cos/sin path replaced (the two `ld.global.b32`, the shared stores, the three
+        barriers and the four `ld.shared.v4` become four `ld.global.v4.b32` from the row; 40
+        registers) 74.8–75.2 µs (**0.998–1.000×**). The layout conversion is the whole gap.
         """,
     ),
     "cross_entropy_bf16_4096x32768": (
@@ -775,7 +797,8 @@ def main() -> int:
                     help="print each case's metrics (what READINGS' facts may name) as JSON on stdout")
     args = ap.parse_args()
 
-    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ptx-report-"))
+    scratch = None if args.keep else tempfile.TemporaryDirectory(prefix="ptx-report-")
+    work = Path(args.keep) if args.keep else Path(scratch.name)
     work.mkdir(parents=True, exist_ok=True)
     os.environ["TRITON_CACHE_DIR"] = str(work / "triton-cache")  # a fresh cache: every kernel is compiled
     import triton
@@ -889,6 +912,8 @@ def main() -> int:
         lines += [""] + reading(case.name, results) + [""]
     Path(args.out).write_text("\n".join(lines).rstrip() + "\n")
     print(f"wrote {args.out}", file=sys.stderr)
+    if scratch is not None:
+        scratch.cleanup()
     return 0
 
 
