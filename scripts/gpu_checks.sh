@@ -76,6 +76,7 @@ run() {
   echo "planted: $caught caught, $missed missed"
   python3 bench/gpu_bench.py --bundles "$dir/bench-bundles" --json "$out/bench.json" 2>&1 | tee "$out/bench.txt"
   python3 crates/tritonc-codegen/tests/gpu/check_golden.py 2>&1 | tee "$out/golden.txt" | tail -3
+  python3 crates/tritonc-codegen/tests/gpu/check_assert.py 2>&1 | tee "$out/assert.txt" | tail -1
 }
 
 # examples/debug_assert.toml (debug = true) gathers 4096 indices from a 4000-element source:
