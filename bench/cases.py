@@ -32,6 +32,8 @@ class Case:
     torch_ref: Optional[Callable] = None
     # size label for tables
     size: str = ""
+    # element type of the main tensor ("fp16", "bf16", "fp32"): one plot series per dtype
+    dtype: str = ""
     tags: list = field(default_factory=list)
 
 
@@ -42,20 +44,37 @@ def case(**kw):
     CASES.append(Case(**kw))
 
 
-def _vector_add(n, dtype_name, block, sig_dtype, size):
-    nbytes = 4 if sig_dtype == "fp32" else 2
+
+# Sign the main tensor's element type in signatures and plots.
+_TORCH = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
+_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
+
+
+def _pow2(n):
+    return 1 << (n - 1).bit_length()
+
+
+def _label(n):
+    """2^k for powers of two, else the number."""
+    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+
+
+def _vector_add(n, dt, block):
+    nbytes = _BYTES[dt]
     hint = ":16" if n % 16 == 0 else ""
+    size = _label(n)
     case(
-        name=f"vector_add_{sig_dtype}_{size}",
+        name=f"vector_add_{dt}_{size}",
         family="vector add",
         file="examples/vector_add.py",
         kernel="add_kernel",
-        signature=f"*{sig_dtype}:16, *{sig_dtype}:16, *{sig_dtype}:16, i32{hint}, {block}",
+        signature=f"*{dt}:16, *{dt}:16, *{dt}:16, i32{hint}, {block}",
         num_warps=4,
         size=size,
+        dtype=dt,
         setup=lambda torch: {
-            "x": torch.randn(n, device="cuda", dtype=getattr(torch, dtype_name)),
-            "y": torch.randn(n, device="cuda", dtype=getattr(torch, dtype_name)),
+            "x": torch.randn(n, device="cuda", dtype=getattr(torch, _TORCH[dt])),
+            "y": torch.randn(n, device="cuda", dtype=getattr(torch, _TORCH[dt])),
         },
         call=lambda m, i: m.add(i["x"], i["y"], block_size=block),
         bytes_moved=lambda i: 3 * n * nbytes,
@@ -63,142 +82,170 @@ def _vector_add(n, dtype_name, block, sig_dtype, size):
     )
 
 
-_vector_add(1 << 28, "float32", 1024, "fp32", "2^28")
-_vector_add(1 << 28, "float16", 2048, "fp16", "2^28")
-_vector_add(1 << 16, "float32", 1024, "fp32", "2^16")
+for _n in (1 << 16, 1 << 20, 1 << 24, 1 << 28):
+    _vector_add(_n, "fp32", 1024)
+    _vector_add(_n, "fp16", 2048)
 
 
-def _softmax(rows, cols, dtype_name, sig_dtype, size):
-    nbytes = 4 if sig_dtype == "fp32" else 2
-    block = 1 << (cols - 1).bit_length()
+def _softmax(rows, cols, dt):
+    nbytes = _BYTES[dt]
+    block = _pow2(cols)
     warps = 4 if block <= 2048 else (8 if block <= 8192 else 16)
     hint = ":16" if cols % 16 == 0 else ""
+    size = f"{rows}x{cols}"
     case(
-        name=f"softmax_{sig_dtype}_{size}",
+        name=f"softmax_{dt}_{size}",
         family="fused softmax",
         file="examples/softmax.py",
         kernel="softmax_kernel",
-        signature=f"*{sig_dtype}:16, *{sig_dtype}:16, i32{hint}, i32{hint}, i32{hint}, {block}",
+        signature=f"*{dt}:16, *{dt}:16, i32{hint}, i32{hint}, i32{hint}, {block}",
         num_warps=warps,
         size=size,
-        setup=lambda torch: {"x": torch.randn(rows, cols, device="cuda", dtype=getattr(torch, dtype_name))},
+        dtype=dt,
+        setup=lambda torch: {"x": torch.randn(rows, cols, device="cuda", dtype=getattr(torch, _TORCH[dt]))},
         call=lambda m, i: m.softmax(i["x"]),
         bytes_moved=lambda i: 2 * rows * cols * nbytes,
         torch_ref=lambda torch, i: torch.softmax(i["x"], dim=-1),
     )
 
 
-_softmax(4096, 8192, "float16", "fp16", "4096x8192")
-_softmax(4096, 8192, "float32", "fp32", "4096x8192")
-_softmax(32, 1024, "float16", "fp16", "32x1024")
+for _dt in ("fp16", "fp32"):
+    for _cols in (1024, 2048, 4096, 8192):
+        _softmax(4096, _cols, _dt)
+_softmax(32, 1024, "fp16")
 
 
-def _rms_norm(rows, cols, size):
-    block = 1 << (cols - 1).bit_length()
+def _rms_norm(rows, cols, dt):
+    nbytes = _BYTES[dt]
+    block = _pow2(cols)
+    size = f"{rows}x{cols}"
     case(
-        name=f"rms_norm_fp16_{size}",
+        name=f"rms_norm_{dt}_{size}",
         family="RMSNorm",
         file="examples/rms_norm.py",
         kernel="rms_norm_fwd_kernel",
-        signature=f"*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, fp32, {block}",
+        signature=f"*{dt}:16, *{dt}:16, *{dt}:16, *fp32:16, i32:16, i32:16, i32:16, fp32, {block}",
         num_warps=min(max(block // 256, 1), 16),
         size=size,
+        dtype=dt,
         setup=lambda torch: {
-            "x": torch.randn(rows, cols, device="cuda", dtype=torch.float16),
-            "w": torch.randn(cols, device="cuda", dtype=torch.float16),
+            "x": torch.randn(rows, cols, device="cuda", dtype=getattr(torch, _TORCH[dt])),
+            "w": torch.randn(cols, device="cuda", dtype=getattr(torch, _TORCH[dt])),
         },
         call=lambda m, i: m.rms_norm(i["x"], i["w"]),
-        bytes_moved=lambda i: 2 * rows * cols * 2 + cols * 2 + rows * 4,
+        bytes_moved=lambda i: 2 * rows * cols * nbytes + cols * nbytes + rows * 4,
         torch_ref=lambda torch, i: torch.nn.functional.rms_norm(i["x"], (cols,), i["w"], 1e-6),
     )
 
 
-_rms_norm(4096, 8192, "4096x8192")
+for _dt in ("fp16", "fp32"):
+    for _cols in (1024, 4096, 8192):
+        _rms_norm(4096, _cols, _dt)
 
 
-def _layer_norm(rows, cols, size):
-    block = 1 << (cols - 1).bit_length()
+def _layer_norm(rows, cols, dt):
+    nbytes = _BYTES[dt]
+    block = _pow2(cols)
+    size = f"{rows}x{cols}"
     case(
-        name=f"layer_norm_fwd_fp16_{size}",
+        name=f"layer_norm_fwd_{dt}_{size}",
         family="LayerNorm",
         file="examples/layer_norm.py",
         kernel="layer_norm_fwd_kernel",
-        signature=f"*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, {block}",
-        num_warps=8,
+        signature=f"*{dt}:16, *{dt}:16, *{dt}:16, *{dt}:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, {block}",
+        num_warps=min(max(block // 256, 1), 8),
         size=size,
+        dtype=dt,
         setup=lambda torch: {
-            "x": torch.randn(rows, cols, device="cuda", dtype=torch.float16),
-            "w": torch.randn(cols, device="cuda", dtype=torch.float16),
-            "b": torch.randn(cols, device="cuda", dtype=torch.float16),
+            "x": torch.randn(rows, cols, device="cuda", dtype=getattr(torch, _TORCH[dt])),
+            "w": torch.randn(cols, device="cuda", dtype=getattr(torch, _TORCH[dt])),
+            "b": torch.randn(cols, device="cuda", dtype=getattr(torch, _TORCH[dt])),
         },
         call=lambda m, i: m.layer_norm_forward(i["x"], i["w"], i["b"]),
-        bytes_moved=lambda i: 2 * rows * cols * 2 + 2 * cols * 2 + 2 * rows * 4,
+        bytes_moved=lambda i: 2 * rows * cols * nbytes + 2 * cols * nbytes + 2 * rows * 4,
         torch_ref=lambda torch, i: torch.nn.functional.layer_norm(i["x"], (cols,), i["w"], i["b"], 1e-5),
     )
 
 
-_layer_norm(4096, 8192, "4096x8192")
+for _dt in ("fp16", "fp32"):
+    for _cols in (1024, 4096, 8192):
+        _layer_norm(4096, _cols, _dt)
 
 
-def _dropout(n, size):
+def _dropout(n, dt):
+    nbytes = _BYTES[dt]
+    size = _label(n)
     case(
-        name=f"dropout_fp32_{size}",
+        name=f"dropout_{dt}_{size}",
         family="dropout",
         file="examples/dropout.py",
         kernel="dropout_kernel",
-        signature="*fp32:16, *fp32:16, i32:16, fp32, i32, 1024",
+        signature=f"*{dt}:16, *{dt}:16, i32:16, fp32, i32, 1024",
         num_warps=4,
         size=size,
-        setup=lambda torch: {"x": torch.randn(n, device="cuda", dtype=torch.float32)},
+        dtype=dt,
+        setup=lambda torch: {"x": torch.randn(n, device="cuda", dtype=getattr(torch, _TORCH[dt]))},
         call=lambda m, i: m.dropout(i["x"], 0.5, 1234),
-        bytes_moved=lambda i: 2 * n * 4,
+        bytes_moved=lambda i: 2 * n * nbytes,
         torch_ref=lambda torch, i: torch.nn.functional.dropout(i["x"], 0.5, True),
     )
 
 
-_dropout(1 << 28, "2^28")
+for _n in (1 << 20, 1 << 24, 1 << 28):
+    _dropout(_n, "fp32")
+    _dropout(_n, "fp16")
 
 
-def _rope(tokens, heads, head_dim, size):
-    block_h = min(1 << (heads - 1).bit_length(), 16)
+def _rope(tokens, heads, head_dim, dt):
+    nbytes = _BYTES[dt]
+    block_h = min(_pow2(heads), 16)
+    size = f"{tokens}x{heads}x{head_dim}"
     case(
-        name=f"rope_fp16_{size}",
+        name=f"rope_{dt}_{size}",
         family="rotary embedding",
         file="examples/rotary.py",
         kernel="rope_kernel",
-        signature=f"*fp16:16, *fp32:16, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32{':16' if heads % 16 == 0 else ''}, {head_dim}, {block_h}",
+        signature=f"*{dt}:16, *fp32:16, *fp32:16, *{dt}:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32{':16' if heads % 16 == 0 else ''}, {head_dim}, {block_h}",
         num_warps=4,
         size=size,
+        dtype=dt,
         setup=lambda torch: {
-            "q": torch.randn(tokens, heads, head_dim, device="cuda", dtype=torch.float16),
+            "q": torch.randn(tokens, heads, head_dim, device="cuda", dtype=getattr(torch, _TORCH[dt])),
             "cos": torch.randn(tokens, head_dim // 2, device="cuda", dtype=torch.float32),
             "sin": torch.randn(tokens, head_dim // 2, device="cuda", dtype=torch.float32),
         },
         call=lambda m, i: m.apply_rope(i["q"], i["cos"], i["sin"]),
-        bytes_moved=lambda i: 2 * tokens * heads * head_dim * 2 + 2 * tokens * head_dim // 2 * 4,
+        bytes_moved=lambda i: 2 * tokens * heads * head_dim * nbytes + 2 * tokens * head_dim // 2 * 4,
     )
 
 
-_rope(16384, 32, 128, "16384x32x128")
+for _tokens in (1024, 4096, 16384):
+    _rope(_tokens, 32, 128, "fp16")
+    _rope(_tokens, 32, 128, "fp32")
 
 
-def _cross_entropy(rows, vocab, size):
+def _cross_entropy(rows, vocab, dt):
+    nbytes = _BYTES[dt]
+    size = f"{rows}x{vocab}"
     case(
-        name=f"cross_entropy_bf16_{size}",
+        name=f"cross_entropy_{dt}_{size}",
         family="cross-entropy",
         file="examples/cross_entropy.py",
         kernel="cross_entropy_fwd_kernel",
-        signature="*bf16:16, *i64:16, *fp32:16, *fp32:16, i32:16, i32:16, i32, 4096",
+        signature=f"*{dt}:16, *i64:16, *fp32:16, *fp32:16, i32:16, i32:16, i32, 4096",
         num_warps=8,
         size=size,
+        dtype=dt,
         setup=lambda torch: {
-            "logits": torch.randn(rows, vocab, device="cuda", dtype=torch.bfloat16),
+            "logits": torch.randn(rows, vocab, device="cuda", dtype=getattr(torch, _TORCH[dt])),
             "labels": torch.randint(0, vocab, (rows,), device="cuda", dtype=torch.int64),
         },
         call=lambda m, i: m.cross_entropy(i["logits"], i["labels"]),
-        bytes_moved=lambda i: rows * vocab * 2 + rows * 8 + 2 * rows * 4,
+        bytes_moved=lambda i: rows * vocab * nbytes + rows * 8 + 2 * rows * 4,
         torch_ref=lambda torch, i: torch.nn.functional.cross_entropy(i["logits"].float(), i["labels"], reduction="none"),
     )
 
 
-_cross_entropy(4096, 32768, "4096x32768")
+for _vocab in (8192, 32768):
+    _cross_entropy(4096, _vocab, "bf16")
+    _cross_entropy(4096, _vocab, "fp32")

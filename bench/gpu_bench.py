@@ -212,7 +212,7 @@ def main():
             continue
         bdir = bundles / case.name
         found = sorted(bdir.glob("*.tcb")) if bdir.exists() else []
-        row = {"case": case.name, "family": case.family, "size": case.size}
+        row = {"case": case.name, "family": case.family, "size": case.size, "dtype": case.dtype}
         if not found:
             row["status"] = "no tritonc bundle (not compiled)"
             results.append(row)
@@ -260,6 +260,7 @@ def main():
         nbytes = case.bytes_moved(inputs)
         row.update({
             "status": "ok" if ok else "MISMATCH",
+            "bytes_moved": nbytes,
             "max_abs_err_vs_triton": err,
             "gpu_ms": ms,
             "gb_per_s": {k: nbytes / (v * 1e-3) / 1e9 for k, v in ms.items()},
