@@ -186,3 +186,56 @@ fn asserts_assemble_for_sm80_and_sm90() {
             .unwrap_or_else(|e| panic!("helpers sm_{sm}: {e}"));
     }
 }
+
+const CONTROL_FLOW: &str = r#"import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.int32)
+    for i in range(0, n):
+        x = tl.load(x_ptr + i * BLOCK + offs)
+        tl.device_assert(x >= 0, "negative input")
+        acc += x
+    if n > 4:
+        tl.device_assert(tl.sum(acc, axis=0) < 1000, "sum too large")
+    tl.store(x_ptr + offs, acc)
+"#;
+
+#[test]
+fn asserts_inside_loops_and_branches_lower_and_assemble() {
+    // 1024 elements over 128 threads: 8 registers folded into one check per thread.
+    let k = compile(
+        "control.py",
+        CONTROL_FLOW,
+        "k",
+        "*i32:16, i32, 1024",
+        true,
+        90,
+    );
+    assert_eq!(
+        k.ptx.matches("call.uni __assertfail").count(),
+        2,
+        "{}",
+        k.ptx
+    );
+    assert!(k.ptx.contains(&bytes("negative input")), "{}", k.ptx);
+    assert!(k.ptx.contains(&bytes("sum too large")), "{}", k.ptx);
+    if let Some(ptxas) = Ptxas::locate(&workspace_root()) {
+        for sm in [80, 90] {
+            let k = compile(
+                "control.py",
+                CONTROL_FLOW,
+                "k",
+                "*i32:16, i32, 1024",
+                true,
+                sm,
+            );
+            ptxas
+                .check(&k.ptx, &format!("sm_{sm}"))
+                .unwrap_or_else(|e| panic!("control flow sm_{sm}: {e}"));
+        }
+    }
+}

@@ -229,11 +229,12 @@ pub(crate) fn overflow_checks_warning(func: &tritonc_ir::Function) -> Option<Dia
         )
         .with_primary(
             span,
-            "Triton's debug build checks this for overflow; tritonc's does not",
+            "the first integer `+`, `-` or `*` narrower than 64 bits",
         )
         .with_note(
-            "Triton asserts `int32 overflow detected for operation add` (and sub, mul) here; \
-             the kernel's own asserts are compiled",
+            "in debug mode Triton asserts that such operations do not overflow \
+             (`int32 overflow detected for operation add`); tritonc compiles the kernel's own \
+             asserts but not these checks",
         ),
     )
 }
