@@ -404,8 +404,8 @@ READINGS: dict[str, tuple[list, str]] = {
         Triton's 32 (48 against 64 warps per SM; ncu: 71 % against 97 % achieved occupancy), but that
         is **not** the cost: a variant with 32 registers and 96 % occupancy ran slower (0.966×).
 
-        Smaller findings, none benchmarked as a cause: RMSNorm gets 40 registers against 32 (48
-        against 64 warps per SM) at 0.995×; tritonc's cross-warp reductions use fewer barriers and
+        Smaller findings: RMSNorm gets 40 registers against 32 (48 against 64 warps per SM) and
+        still runs at Triton's speed (measured again: 0.996–1.000×); tritonc's cross-warp reductions use fewer barriers and
         shuffles than Triton's (each thread reads all warp partials with `ld.shared.v4`), harmless or
         better; LayerNorm forward and backward evaluate `tl.where(mask, …)` masks once per element
         where Triton evaluates once per 8 (33 `setp` against 4: +10 % SASS, harmless in a memory-bound
@@ -478,11 +478,11 @@ READINGS: dict[str, tuple[list, str]] = {
         Global accesses identical (4 × 128-bit loads, 2 × 128-bit stores and the scalar `rstd` store).
         One reduction over 16 warps: tritonc uses 1 barrier and 5 shuffles, then every thread reads
         the 16 partials with four `ld.shared.v4.b32` and adds them (11 more `FADD` than Triton);
-        Triton uses 2 barriers and 9 shuffles. The difference that could cost is **registers: 40
-        against 32**. At 512 threads per CTA that is 3 CTAs (48 warps) per SM against 4 CTAs (64
-        warps): Triton keeps a whole extra CTA of loads in flight. The four 128-bit shared loads make
-        16 partials live at once and are a likely source of the extra registers (not verified). The
-        H200 ratio, 0.995×, is within the run-to-run spread, so the cost is small at this size.
+        Triton uses 2 barriers and 9 shuffles. Registers: 40 against 32, so 3 CTAs (48 warps) per SM
+        against 4 (64 warps). That does not cost here: measured on one H200 like rotary and dropout
+        (median of 100 rounds, two runs, bitwise equal results), Triton 37.4 µs, tritonc 37.4–37.5 µs
+        (0.996–1.000×), and tritonc's PTX forced to 32 registers (`.minnctapersm 4`, which adds a
+        4-byte spill) 38.1–38.2 µs (0.98×). The 0.995× in docs/benchmarks.md is run-to-run spread.
         """,
     ),
     "layer_norm_fwd_fp16_4096x8192": (
@@ -522,8 +522,8 @@ READINGS: dict[str, tuple[list, str]] = {
         `mul i32 (or disjoint base, k), C`, and Debian's LLVM 22.1.8 `llc -mcpu=sm_90a -mattr=+ptx87
         -O3` (with or without `-nvptx-mad-wide-opt`) turns that very IR into PTX with 113 `mul.lo.s32`,
         exactly tritonc's count; only Triton's bundled LLVM (22.0.0git) distributes the multiply over
-        the disjoint `or`. Marking tritonc's `or` as disjoint or masking the thread id as Triton does
-        (`and 508`) changes nothing with LLVM 22.1.8 (checked on a reduced kernel through `opt -O3` +
+        the disjoint `or`. Marking tritonc's `or` as disjoint, emitting `add nuw nsw` instead, or masking
+        the thread id as Triton does (`and 508`) changes nothing with LLVM 22.1.8 (checked on a reduced kernel through `opt -O3` +
         `llc`); the distributed form `mul.lo(base, C) + k·C`, if emitted before LLVM, survives its
         O3 pipeline. So a fix in tritonc means emitting that form itself where it builds a register's
         coordinate (`coord` in crates/tritonc-codegen/src/lower/function.rs, which composes `thread
@@ -884,6 +884,9 @@ def main() -> int:
         "in units of 256 of 65,536), shared memory (static + dynamic + 1 KiB reserved per CTA, of 228 KiB) "
         "and the 64-warp / 32-CTA limits.",
         "- A `≠` after a row's label marks rows where the two sides differ.",
+        "- The readings of dropout, rotary and RMSNorm quote GPU timings of the two compilers' cubins and "
+        "of hand-edited variants of tritonc's PTX, measured once on an H200 (2026-11-30); this script does not "
+        "re-measure them, it only flags a reading whose PTX facts no longer hold.",
         "",
         "Throughput on an H200 for the benchmarked cases is in docs/benchmarks.md.",
         "",
