@@ -92,7 +92,7 @@ impl Backend {
     pub fn new(options: BackendOptions, cache: Option<KernelCache>) -> Backend {
         let ptxas = if options.cubin { ptxas_path() } else { None };
         let cache = cache.map(|c| {
-            let toolchain = toolchain(ptxas.as_deref());
+            let toolchain = Toolchain::detect(ptxas.as_deref());
             (c, toolchain)
         });
         Backend {
@@ -360,75 +360,6 @@ fn with_context<R>(f: impl FnOnce(&melior::Context) -> R) -> R {
 pub fn prepare_thread() {
     #[cfg(feature = "mlir")]
     with_context(|_| ());
-}
-
-/// The toolchain every cache key includes.
-fn toolchain(ptxas: Option<&Path>) -> Toolchain {
-    Toolchain {
-        tritonc: env!("CARGO_PKG_VERSION").to_string(),
-        commit: option_env!("TRITONC_GIT_COMMIT").map(str::to_string),
-        executable: executable_identity(),
-        llvm: llvm_version(),
-        ptxas: ptxas.map(ptxas_version),
-        libdevice: libdevice_identity(),
-    }
-}
-
-/// The running executable's size and modification time (empty if unknown).
-fn executable_identity() -> String {
-    let meta = std::env::current_exe().and_then(std::fs::metadata);
-    match meta {
-        Ok(m) => {
-            let modified = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            format!("{} bytes, modified {modified}", m.len())
-        }
-        Err(_) => String::new(),
-    }
-}
-
-/// The version of the LLVM linked in (`22.1.0`).
-#[cfg(feature = "mlir")]
-fn llvm_version() -> String {
-    extern "C" {
-        /// LLVM's C API (llvm-c/Core.h): the version of the linked library.
-        fn LLVMGetVersion(major: *mut u32, minor: *mut u32, patch: *mut u32);
-    }
-    let (mut major, mut minor, mut patch) = (0u32, 0u32, 0u32);
-    // SAFETY: LLVMGetVersion only writes three integers through the pointers it is given,
-    // which point to live locals.
-    unsafe { LLVMGetVersion(&mut major, &mut minor, &mut patch) };
-    format!("{major}.{minor}.{patch}")
-}
-
-#[cfg(not(feature = "mlir"))]
-fn llvm_version() -> String {
-    String::new()
-}
-
-/// The content hash of the libdevice code generation would link, if one is found.
-fn libdevice_identity() -> Option<String> {
-    #[cfg(feature = "mlir")]
-    {
-        let path = tritonc_codegen::locate_libdevice()?;
-        let bytes = std::fs::read(path).ok()?;
-        Some(blake3::hash(&bytes).to_hex().to_string())
-    }
-    #[cfg(not(feature = "mlir"))]
-    {
-        None
-    }
-}
-
-/// `ptxas --version` (its whole output), or the path when it does not answer.
-fn ptxas_version(ptxas: &Path) -> String {
-    match Command::new(ptxas).arg("--version").output() {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
-        _ => format!("unversioned {}", ptxas.display()),
-    }
 }
 
 /// ptxas: `$TRITONC_PTXAS`, else `ptxas` on `PATH`, else `$CUDA_HOME/bin/ptxas`, else

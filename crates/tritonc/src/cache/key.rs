@@ -2,60 +2,18 @@
 //! options that steer code generation, and the toolchain.
 
 use blake3::{Hash, Hasher};
+
+use super::Toolchain;
 use tritonc_diagnostics::SourceMap;
 use tritonc_ir::{Function, Location, PrintOptions};
 
 /// Writes one named, length-prefixed field, so that no two different field sequences
 /// hash the same bytes.
-fn field(hasher: &mut Hasher, name: &str, value: &[u8]) {
+pub(super) fn field(hasher: &mut Hasher, name: &str, value: &[u8]) {
     hasher.update(name.as_bytes());
     hasher.update(&[0]);
     hasher.update(&(value.len() as u64).to_le_bytes());
     hasher.update(value);
-}
-
-/// Everything besides the kernel that decides the generated code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Toolchain {
-    /// `tritonc`'s version.
-    pub tritonc: String,
-    /// The commit `tritonc` was built from, when the build saw a git checkout.
-    pub commit: Option<String>,
-    /// The running executable (size and modification time): a rebuilt binary, whose
-    /// code generator may differ under the same version, starts afresh.
-    pub executable: String,
-    /// The LLVM the back end is linked with.
-    pub llvm: String,
-    /// `ptxas --version`, when a cubin is assembled.
-    pub ptxas: Option<String>,
-    /// libdevice's content hash, when one is found.
-    pub libdevice: Option<String>,
-}
-
-impl Toolchain {
-    /// The hash of every field.
-    pub fn hash(&self) -> Hash {
-        let mut h = Hasher::new();
-        field(&mut h, "tritonc", self.tritonc.as_bytes());
-        field(
-            &mut h,
-            "commit",
-            self.commit.as_deref().unwrap_or("").as_bytes(),
-        );
-        field(&mut h, "executable", self.executable.as_bytes());
-        field(&mut h, "llvm", self.llvm.as_bytes());
-        field(
-            &mut h,
-            "ptxas",
-            self.ptxas.as_deref().unwrap_or("").as_bytes(),
-        );
-        field(
-            &mut h,
-            "libdevice",
-            self.libdevice.as_deref().unwrap_or("").as_bytes(),
-        );
-        h.finalize()
-    }
 }
 
 /// What one kernel variant's key is computed from.

@@ -16,7 +16,9 @@
 mod entry;
 mod key;
 mod store;
+mod toolchain;
 
 pub use entry::{decode, encode, CachedCode};
-pub use key::{location_table_hash, CacheKey, KeyInputs, Toolchain};
+pub use key::{location_table_hash, CacheKey, KeyInputs};
 pub use store::{default_dir, CacheStats, KernelCache, Lookup};
+pub use toolchain::Toolchain;
