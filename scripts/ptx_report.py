@@ -35,6 +35,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -126,7 +127,7 @@ def ptx_body(ptx: str) -> list[str]:
     return stmts
 
 
-def split_access(op: str, space: str) -> tuple[str, str]:
+def split_access(op: str) -> tuple[str, str]:
     """`ld.global.L1::evict_last.v4.b32` -> ("v4.b32", ".L1::evict_last"): vector.type and other qualifiers."""
     parts = op.split(".")[2:]  # after ld/st and the state space
     vec = next((p for p in parts if re.fullmatch(r"v\d", p)), "v1")
@@ -136,6 +137,7 @@ def split_access(op: str, space: str) -> tuple[str, str]:
 
 
 def access_bits(key: str) -> int:
+    """Bits one access of kind `v4.b32` moves (128)."""
     vec, ty = key.split(".", 1)
     return int(vec[1:]) * _BITS.get(re.sub(r"\D", "", ty), 0)
 
@@ -174,7 +176,6 @@ class PtxCounts:
     shfl: int
     math: dict
     int64: int  # 64-bit integer arithmetic (address math), mul/mad.wide excluded
-    inline_asm_blocks: int
     ptx_version: str
     ptx_target: str
     maxntid: str
@@ -190,7 +191,7 @@ def count_ptx(ptx: str) -> PtxCounts:
         s = _PRED.sub("", s)
         op = s.split()[0]
         if op.startswith(("ld.global", "st.global", "ld.shared", "st.shared")):
-            key, quals = split_access(op, op.split(".")[1])
+            key, quals = split_access(op)
             target = {"ld.global": gload, "st.global": gstore, "ld.shared": sload, "st.shared": sstore}[op[:9]]
             target[(key, quals, pred)] += 1
         elif op.startswith(("atom.", "red.")):
@@ -210,7 +211,6 @@ def count_ptx(ptx: str) -> PtxCounts:
     return PtxCounts(
         total=len(stmts), gload=gload, gstore=gstore, sload=sload, sstore=sstore, atomics=atomics,
         barriers=barriers, shfl=shfl, math=math, int64=int64,
-        inline_asm_blocks=ptx.count("// begin inline asm"),
         ptx_version=version.group(1) if version else "?", ptx_target=target.group(1) if target else "?",
         maxntid=f".{ntid.group(1)} {ntid.group(2).strip()}" if ntid else "none",
     )
@@ -332,7 +332,9 @@ def fmt_sass_alu(ops: collections.Counter) -> str:
 
 
 def compile_tritonc(tritonc: str, case: Case, work: Path) -> tuple[str, Path, dict]:
+    """tritonc's bundle for `case`: (PTX text, cubin path, bundle.json)."""
     out = work / "tritonc" / case.name
+    shutil.rmtree(out, ignore_errors=True)  # a kept work directory must not hold an older bundle
     cmd = [tritonc, "compile", case.file, "--kernel", case.kernel, "--signature", case.signature,
            "--num-warps", str(case.num_warps), "--num-stages", str(case.num_stages), "--target", "sm_90",
            "-o", str(out)]
@@ -343,7 +345,8 @@ def compile_tritonc(tritonc: str, case: Case, work: Path) -> tuple[str, Path, di
     return (bundle / "kernel.ptx").read_text(), bundle / "kernel.cubin", json.loads((bundle / "bundle.json").read_text())
 
 
-def compile_triton(case: Case, work: Path) -> tuple[str, Path, int, str]:
+def compile_triton(case: Case, work: Path) -> tuple[str, Path, int]:
+    """Upstream Triton's compile of `case`: (PTX text, cubin path, dynamic shared bytes)."""
     from triton_common import compile_full, install_torch_stub, load_module
     from triton_reference import build_source_args, jit_function
 
@@ -356,7 +359,7 @@ def compile_triton(case: Case, work: Path) -> tuple[str, Path, int, str]:
     d.mkdir(parents=True, exist_ok=True)
     cubin = d / "kernel.cubin"
     cubin.write_bytes(k.asm["cubin"])
-    return k.asm["ptx"], cubin, int(k.metadata.shared), k.metadata.target.arch
+    return k.asm["ptx"], cubin, int(k.metadata.shared)
 
 
 def tool_version(path: str) -> str:
@@ -998,7 +1001,7 @@ def main() -> int:
             continue
         print(f"{case.name} ...", file=sys.stderr)
         tc_ptx, tc_cubin, bundle = compile_tritonc(args.tritonc, case, work)
-        tr_ptx, tr_cubin, tr_shared, _ = compile_triton(case, work)
+        tr_ptx, tr_cubin, tr_shared = compile_triton(case, work)
         sides = {}
         for side, ptx, cubin, dyn, assembler in (
             ("tc", tc_ptx, tc_cubin, bundle.get("dynamic_shared_bytes", 0), ptxas_version),
