@@ -21,7 +21,9 @@
 //!    shared memory (or rebuilds it, when it is index math).
 //!
 //! Loop-carried blocks with a free init (`tl.zeros`) are then re-assigned once with the
-//! layout their loop yields ([`assign_layouts`]). Values of structured control flow that
+//! layout their loop yields, and small 1-D loads whose value is only ever converted to
+//! one other layout are re-anchored in that layout (`rematerialized_loads`), both in
+//! one second pass ([`assign_layouts`]). Values of structured control flow that
 //! must share registers are described in [`crate::control`].
 //!
 //! Scalars have no layout: every thread holds them.
@@ -195,11 +197,74 @@ pub fn dot_layout(shape: &[u64], num_warps: u32) -> BlockedLayout {
 /// only the (free) init is rebuilt in it, instead of converting every iteration.
 pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignment, TtgirError> {
     let first = assign_with(func, num_warps, &HashMap::new())?;
-    let presets = carried_presets(func, &first);
+    let mut presets = carried_presets(func, &first);
+    presets.extend(rematerialized_loads(func, &first));
     if presets.is_empty() {
         return Ok(first);
     }
     assign_with(func, num_warps, &presets)
+}
+
+/// Small loads whose value is converted to one other layout before any use: the load is
+/// done in that layout instead (Triton's `remove_layout_conversions` rematerializes such
+/// loads too: a load of fewer elements than the CTA has threads is cheap to repeat).
+///
+/// The typical case is a row vector (`cos[None, :]`, a bias, a weight) loaded as a 1-D
+/// block and broadcast against a 2-D tile: in its coalesced layout each element lives on
+/// one thread and must move through shared memory to every thread of the tile that
+/// needs it; in the tile's slice layout every such thread loads it itself (the repeats
+/// hit L1), and no shared memory, barrier or bank conflict is involved.
+fn rematerialized_loads(func: &Function, a: &LayoutAssignment) -> HashMap<Value, Layout> {
+    let threads = u64::from(a.num_warps) * u64::from(WARP_SIZE);
+    let mut presets = HashMap::new();
+    for op in code_ops(func) {
+        if !matches!(func.kind(op), OpKind::Load { .. }) {
+            continue;
+        }
+        let data = func.op(op);
+        let Some(shape) = known_shape(func.value_type(data.operands()[0])) else {
+            continue;
+        };
+        if shape.len() != 1 || shape.iter().product::<u64>() >= threads {
+            continue;
+        }
+        let loaded = data.results()[0];
+        if let Some(target) = single_conversion_target(func, a, loaded) {
+            presets.insert(loaded, target);
+        }
+    }
+    presets
+}
+
+/// The one layout every use of `v` converts it to, following single-use casts (the
+/// conversion may sit after `.to(tl.float32)`); `None` if some use takes `v` as it is,
+/// or uses disagree.
+fn single_conversion_target(func: &Function, a: &LayoutAssignment, v: Value) -> Option<Layout> {
+    let uses = func.uses(v);
+    if uses.is_empty() {
+        return None;
+    }
+    let mut target: Option<Layout> = None;
+    for u in uses {
+        let to = if let Some(c) = a.conversion(u.op, u.operand as usize) {
+            c.to.clone()
+        } else {
+            let kind = func.kind(u.op);
+            let results = func.op(u.op).results();
+            let cast = matches!(kind, OpKind::Cast { .. } | OpKind::FpToFp { .. })
+                && results.len() == 1
+                && a.layout(results[0]) == a.layout(v);
+            if !cast {
+                return None;
+            }
+            single_conversion_target(func, a, results[0])?
+        };
+        match &target {
+            Some(t) if *t != to => return None,
+            _ => target = Some(to),
+        }
+    }
+    target
 }
 
 /// Layouts for carried values of `scf.for` whose init is free to rebuild: the layout of
@@ -323,7 +388,15 @@ fn assign_with(
         };
         let info = axis.get(ptr);
         let access = coalesced_layout(&info, &shape, elem_bits, num_warps);
-        let layout = Layout::Blocked(access.layout.clone());
+        // A load rematerialized in its users' layout (see `rematerialized_loads`; 1-D).
+        let preset = data
+            .results()
+            .first()
+            .and_then(|r| presets.get(r))
+            .filter(|_| matches!(func.kind(op), OpKind::Load { .. }) && shape.len() == 1);
+        let layout = preset
+            .cloned()
+            .unwrap_or_else(|| Layout::Blocked(access.layout.clone()));
         let linear = layout
             .to_linear(&shape)
             .map_err(|e| error(func, op, e.to_string()))?;
@@ -332,7 +405,11 @@ fn assign_with(
             _ => data.operands().get(2),
         };
         let mask_info = mask.map(|&m| axis.get(m));
-        let fastest = access.order[0] as usize;
+        let fastest = if preset.is_some() {
+            0
+        } else {
+            access.order[0] as usize
+        };
         let vec = vector_width(&info, mask_info.as_ref(), &linear, fastest, elem_bits);
         accesses.insert(
             op,
