@@ -89,9 +89,13 @@ pub(crate) fn open(ordinal: usize) -> Result<(DeviceInfo, Arc<dyn DeviceApi>), R
     }
     let id = ordinal as c_int;
     let mut version: c_int = 0;
-    let mut prop = sys::hipDeviceProp_t::default();
-    // SAFETY: out-pointers are locals; `prop` has the layout of the linked runtime's
-    // hipDeviceProp_t (see the module documentation).
+    let mut props = DeviceProps {
+        prop: sys::hipDeviceProp_t::default(),
+        _slack: [0; 4096],
+    };
+    // SAFETY: out-pointers are locals; `props.prop` has the layout of the linked runtime's
+    // hipDeviceProp_t (see the module documentation), and a runtime that appends fields
+    // writes them into `_slack`, inside the same allocation.
     unsafe {
         check("hipSetDevice", sys::hipSetDevice(id))?;
         check(
@@ -100,9 +104,10 @@ pub(crate) fn open(ordinal: usize) -> Result<(DeviceInfo, Arc<dyn DeviceApi>), R
         )?;
         check(
             "hipGetDeviceProperties",
-            sys::hipGetDeviceProperties(&mut prop, id),
+            sys::hipGetDeviceProperties(&mut props.prop, id),
         )?;
     }
+    let prop = &props.prop;
     let text = |chars: &[c_char]| {
         let bytes: Vec<u8> = chars
             .iter()
@@ -125,6 +130,13 @@ pub(crate) fn open(ordinal: usize) -> Result<(DeviceInfo, Arc<dyn DeviceApi>), R
         warp_size: prop.warpSize.max(1) as u32,
     };
     Ok((info, Arc::new(HipDevice { id })))
+}
+
+/// `hipDeviceProp_t` with room after it, in case the linked HIP 5 release appends fields.
+#[repr(C)]
+struct DeviceProps {
+    prop: sys::hipDeviceProp_t,
+    _slack: [u8; 4096],
 }
 
 /// An opened AMD GPU.
