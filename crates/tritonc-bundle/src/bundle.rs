@@ -4,6 +4,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::amdgpu;
 use crate::meta::{
     format_version_for, parse_gfx, parse_sm, BundleMeta, AMD_FORMAT_VERSION, FORMAT_VERSION,
 };
@@ -130,7 +131,7 @@ impl Bundle {
         ptx::check_entry_abi(&self.ptx, m)
     }
 
-    /// An AMD bundle carries a code object (an ELF image) and no PTX.
+    /// An AMD bundle carries an AMDGPU code object for its processor and no PTX.
     fn validate_code_object(&self) -> Result<(), String> {
         if !self.ptx.is_empty() {
             return Err(format!(
@@ -143,10 +144,7 @@ impl Bundle {
                 "target `{}` is an AMD processor, but the bundle has no code object ({HSACO_FILE})",
                 self.meta.target
             )),
-            Some(code) if !code.starts_with(b"\x7fELF") => {
-                Err(format!("{HSACO_FILE} is not an ELF code object"))
-            }
-            Some(_) => Ok(()),
+            Some(code) => amdgpu::check_code_object(code, &self.meta.target),
         }
     }
 

@@ -29,6 +29,7 @@
 //!
 //! This crate links neither LLVM nor CUDA.
 
+mod amdgpu;
 mod bundle;
 pub mod meta;
 pub mod ptx;

@@ -385,6 +385,12 @@ fn abi_from_a_specialization_follows_declaration_order() {
     assert_eq!(err.param, "T");
 }
 
+/// A code object upstream Triton 3.6 built for gfx942 from add_kernel (x, y, out, n, BLOCK):
+/// `triton.compile(ASTSource(add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr":
+/// "*fp32", "n_elements": "i32", "BLOCK_SIZE": "constexpr"}, {"BLOCK_SIZE": 1024}),
+/// target=GPUTarget("hip", "gfx942", 64)).asm["hsaco"]`.
+const GFX942_ADD_KERNEL: &[u8] = include_bytes!("fixtures/add_kernel.gfx942.hsaco");
+
 /// The vector add as an AMD bundle: same metadata, a gfx942 code object, no PTX.
 fn amd_vector_add_bundle() -> Bundle {
     let mut b = vector_add_bundle();
@@ -392,8 +398,7 @@ fn amd_vector_add_bundle() -> Bundle {
     b.meta.target = "gfx942".into();
     b.meta.ptxas = None;
     b.ptx = String::new();
-    // An ELF header start is all the bundle checks; the HIP runtime checks the rest.
-    b.cubin = Some(b"\x7fELF\x02\x01\x01\x40 code object".to_vec());
+    b.cubin = Some(GFX942_ADD_KERNEL.to_vec());
     b
 }
 
@@ -452,6 +457,26 @@ fn amd_bundles_are_checked_for_version_and_code() {
     let mut not_elf = amd_vector_add_bundle();
     not_elf.cubin = Some(b"MZ".to_vec());
     assert!(not_elf.validate().unwrap_err().contains("not an ELF"));
+
+    // An NVIDIA cubin (EM_CUDA, 190) is an ELF file, but no AMDGPU code object.
+    let mut cubin = GFX942_ADD_KERNEL.to_vec();
+    cubin[18..20].copy_from_slice(&190u16.to_le_bytes());
+    let mut nvidia_code = amd_vector_add_bundle();
+    nvidia_code.cubin = Some(cubin);
+    let err = nvidia_code.validate().unwrap_err();
+    assert!(err.contains("machine 190, not AMDGPU (224)"), "{err}");
+
+    // The metadata must name the processor the code object was built for.
+    let mut other_processor = amd_vector_add_bundle();
+    other_processor.meta.target = "gfx90a".into();
+    let err = other_processor.validate().unwrap_err();
+    assert!(
+        err.contains("the metadata says `gfx90a` but the code object was built for gfx942"),
+        "{err}"
+    );
+    // A processor whose EF_AMDGPU_MACH is not known is not checked.
+    other_processor.meta.target = "gfx1030".into();
+    other_processor.validate().expect("gfx1030 is not checked");
 
     let mut with_ptx = amd_vector_add_bundle();
     with_ptx.ptx = VECTOR_ADD_PTX.into();

@@ -3,8 +3,8 @@
 //! opening an AMD GPU on a machine without one (or in a build without HIP).
 
 use tritonc_bundle::{
-    Bundle, BundleMeta, ConstValue, ParamAbi, ParamRole, PtxParamKind, AMD_FORMAT_VERSION,
-    FORMAT_VERSION,
+    Bundle, BundleMeta, ConstValue, HiddenParam, HiddenParamKind, ParamAbi, ParamRole,
+    PtxParamKind, AMD_FORMAT_VERSION, FORMAT_VERSION,
 };
 use tritonc_runtime::{
     amd_code_for_device, check_and_marshal, select_variant, select_variant_on, Arg, Backend,
@@ -139,6 +139,37 @@ fn amd_and_nvidia_bundles_marshal_the_same_arguments_alike() {
         text.contains("`x` was specialized as 16-byte aligned"),
         "{text}"
     );
+}
+
+#[test]
+fn marshalling_matches_the_kernel_arguments_of_a_triton_amd_code_object() {
+    // The kernel argument list upstream Triton 3.6 gave add_kernel for gfx942
+    // (crates/tritonc-bundle/tests/fixtures/add_kernel.gfx942.hsaco, its `.args`): three
+    // global buffers, the i32, then the global and profile scratch pointers, as
+    // (offset, size) in the kernel argument segment of 48 bytes.
+    let triton_args: [(usize, usize); 6] = [(0, 8), (8, 8), (16, 8), (24, 4), (32, 8), (40, 8)];
+    let mut meta = add_meta("gfx942");
+    meta.hidden_params = [4, 5]
+        .map(|index| HiddenParam {
+            index,
+            kind: HiddenParamKind::GlobalScratch {
+                bytes_per_program: 0,
+                align: 1,
+            },
+        })
+        .to_vec();
+    let mut buf = check_and_marshal(&meta, &args(0x7f00_0000_0000, 4096)).unwrap();
+    let layout: Vec<(usize, usize)> = (0..buf.len())
+        .map(|i| (buf.offsets()[i], buf.param(i).len()))
+        .collect();
+    assert_eq!(layout, triton_args);
+    assert_eq!(
+        buf.kernel_params().len(),
+        6,
+        "one pointer per kernel argument"
+    );
+    assert_eq!(buf.param(4), &[0; 8], "no scratch: a null pointer");
+    assert_eq!(buf.param(5), &[0; 8], "no profile scratch: a null pointer");
 }
 
 #[test]

@@ -9,12 +9,18 @@ use std::path::{Path, PathBuf};
 
 use common::{tritonc_in, Outcome};
 use tritonc_bundle::{
-    Bundle, BundleMeta, ConstValue, ParamAbi, ParamRole, PtxParamKind, AMD_FORMAT_VERSION,
+    Bundle, BundleMeta, ConstValue, HiddenParam, HiddenParamKind, ParamAbi, ParamRole,
+    PtxParamKind, AMD_FORMAT_VERSION,
 };
 use tritonc_ir::DType;
 use tritonc_runtime::Backend;
 use tritonc_sema::spec::KeyArg;
 use tritonc_sema::{SpecializationKey, Target};
+
+/// A gfx942 code object of `add_kernel` as upstream Triton 3.6 builds it (see
+/// crates/tritonc-bundle/tests/bundle.rs).
+const GFX942_ADD_KERNEL: &[u8] =
+    include_bytes!("../../tritonc-bundle/tests/fixtures/add_kernel.gfx942.hsaco");
 
 /// A bundle directory holding `add_kernel` of examples/vector_add.py for gfx942.
 fn amd_bundle_dir(name: &str) -> PathBuf {
@@ -35,10 +41,10 @@ fn amd_bundle_dir(name: &str) -> PathBuf {
                 index: 3,
                 kind: PtxParamKind::Scalar {
                     dtype: DType::I32,
-                    divisibility: Some(16),
+                    divisibility: None,
                 },
             },
-            "i32:16",
+            "i32",
         ),
         (
             "BLOCK_SIZE",
@@ -77,13 +83,21 @@ fn amd_bundle_dir(name: &str) -> PathBuf {
                     role,
                 })
                 .collect(),
-            hidden_params: vec![],
+            // Triton's AMD kernels end with the global and profile scratch pointers.
+            hidden_params: [4, 5]
+                .map(|index| HiddenParam {
+                    index,
+                    kind: HiddenParamKind::GlobalScratch {
+                        bytes_per_program: 0,
+                        align: 1,
+                    },
+                })
+                .to_vec(),
             reduction_layouts: None,
             ptxas: None,
         },
         ptx: String::new(),
-        // Never loaded here: opening the device fails first.
-        cubin: Some(b"\x7fELF placeholder code object".to_vec()),
+        cubin: Some(GFX942_ADD_KERNEL.to_vec()),
     };
     let dir = std::env::temp_dir().join(format!("tritonc-amd-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
