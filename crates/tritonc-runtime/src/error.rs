@@ -51,8 +51,8 @@ pub enum RuntimeError {
     },
     /// The bundle needs a backend this build does not have.
     #[error(
-        "this tritonc was built without the {backend} launcher for {vendor} GPUs: rebuild with \
-         `--features hip` (it links libamdhip64: Debian's `libamdhip64-dev`)",
+        "this build has no {backend} launcher for {vendor} GPUs: build with the `hip` cargo \
+         feature (`--features hip`; it links libamdhip64: Debian's `libamdhip64-dev`)",
         vendor = backend.vendor()
     )]
     BackendNotBuilt {
