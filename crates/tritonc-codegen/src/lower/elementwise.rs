@@ -93,6 +93,13 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             .max()
             .unwrap_or(1);
         let kind = self.func.kind(op).clone();
+        if !scalar {
+            if let Some(lowered) = self.affine_multiply(op, &operands, result_ty, result_dtype)? {
+                self.values.insert(r, lowered);
+                return Ok(());
+            }
+            self.propagate_affine(op);
+        }
         let mut regs = Vec::with_capacity(n);
         for i in 0..n {
             let args: Vec<Value<'c, 'a>> = operands.iter().map(|o| o.reg(i)).collect();

@@ -83,6 +83,10 @@ pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     args: Vec<Value<'c, 'a>>,
     pub values: HashMap<tritonc_ir::Value, Lowered<'c, 'a>>,
     pub converted: HashMap<(tritonc_ir::Value, Layout), Lowered<'c, 'a>>,
+    /// Integer blocks whose register `i` is register 0 plus a compile-time constant
+    /// `deltas[i]` (in the value's own layout): aranges and what adds uniform values to
+    /// them. See `affine.rs`.
+    pub affine: HashMap<tritonc_ir::Value, Vec<i64>>,
     /// This thread's coordinate offsets per (lane bases, warp bases) of a layout.
     pub offsets: HashMap<ThreadBases, Vec<Option<Value<'c, 'a>>>>,
     thread: Option<(Value<'c, 'a>, Value<'c, 'a>)>,
@@ -136,6 +140,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             args,
             values: HashMap::new(),
             converted: HashMap::new(),
+            affine: HashMap::new(),
             offsets: HashMap::new(),
             thread: None,
             shared_bytes: 0,
@@ -529,6 +534,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 let r = result.expect("invariant: make_range has one result");
                 let linear = self.result_linear(r)?;
                 let lowered = self.make_range(start, &linear)?;
+                self.record_range_deltas(r, &linear);
                 self.set(op, lowered);
                 Ok(())
             }

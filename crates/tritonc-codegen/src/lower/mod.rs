@@ -9,6 +9,7 @@
 //! across warps), and layout conversions go through shared memory. Every MLIR op
 //! carries the Python `file:line:col` of the tile op it came from.
 
+mod affine;
 mod atomic;
 mod control;
 mod debug;
