@@ -544,3 +544,35 @@ fn fp8_conversions_need_sm89() {
         }
     }
 }
+
+/// Layout and arithmetic choices that decide two memory-bound kernels' speed, checked
+/// against the instruction mix of Triton 3.6's PTX for the same specialization
+/// (docs/backend-report.md).
+#[test]
+fn rotary_and_dropout_match_tritons_instruction_mix() {
+    // rotary: the 64-element cos/sin rows are loaded straight into the tile's slice
+    // layout (8 fp32 per thread: 2 × 2 unpredicated 128-bit loads), as Triton does, not
+    // one element per thread and then through shared memory.
+    let rope = compile_example(
+        "rotary.py",
+        "rope_kernel",
+        "*fp16:16, *fp32:16, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 16",
+        4,
+        90,
+    );
+    let count = |ptx: &str, needle: &str| ptx.matches(needle).count();
+    assert_eq!(count(&rope.ptx, "bar.sync"), 0, "{}", rope.ptx);
+    assert_eq!(count(&rope.ptx, "ld.shared"), 0);
+    assert_eq!(count(&rope.ptx, "\tld.global.v4.b32"), 4, "unpredicated");
+    // dropout: Philox multiplies its counter (an arange) by round constants; one
+    // multiply per thread plus constant adds for the other registers, as in Triton's PTX
+    // (106 `mul.lo.s32`; one multiply per register would be 113).
+    let dropout = compile_example(
+        "dropout.py",
+        "dropout_kernel",
+        "*fp32:16, *fp32:16, i32:16, fp32, i32, 1024",
+        4,
+        90,
+    );
+    assert_eq!(count(&dropout.ptx, "mul.lo.s32"), 106);
+}
