@@ -336,8 +336,9 @@ thread_local! {
     static CONTEXT: melior::Context = new_context();
 }
 
-/// Creating a context registers MLIR's passes and translations in LLVM's global
-/// registries, which are not safe to write from two threads at once.
+/// Contexts are created one at a time: creation reaches into MLIR's process-wide
+/// registries (the passes, registered by the first), which are not made for concurrent
+/// writers.
 #[cfg(feature = "mlir")]
 static CONTEXT_CREATION: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -353,13 +354,6 @@ fn new_context() -> melior::Context {
 #[cfg(feature = "mlir")]
 fn with_context<R>(f: impl FnOnce(&melior::Context) -> R) -> R {
     CONTEXT.with(f)
-}
-
-/// Makes this thread's MLIR context now (worker threads do it before the first compile,
-/// so that no context is being created while another thread runs a pass pipeline).
-pub fn prepare_thread() {
-    #[cfg(feature = "mlir")]
-    with_context(|_| ());
 }
 
 /// ptxas: `$TRITONC_PTXAS`, else `ptxas` on `PATH`, else `$CUDA_HOME/bin/ptxas`, else

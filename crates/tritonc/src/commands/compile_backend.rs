@@ -16,9 +16,7 @@ use crate::commands::compile::{
     launch_options, validate_options, write_stage, CompileRequest, LoadedKernel, StageError,
     StageOutput,
 };
-use crate::commands::compile_jobs::{
-    backend_for, compile_jobs, thread_count, unwritable_cache_warning, Job,
-};
+use crate::commands::compile_jobs::{backend_for, unwritable_cache_warning, Job, Workers};
 use crate::exit::Exit;
 use crate::output::{Output, Stream};
 use crate::target::Stage;
@@ -222,6 +220,7 @@ pub fn emit_code(
                 Err(e) => return stage_error(e, sources, out),
             };
             jobs.push(Job {
+                sources,
                 func,
                 spec: v.spec,
                 constexprs: constexprs.clone(),
@@ -230,7 +229,7 @@ pub fn emit_code(
         }
     }
     let backend = backend_for(args, options);
-    let results = compile_jobs(&backend, sources, &jobs, thread_count(args));
+    let results = Workers::new(args).compile(&backend, &jobs);
     warnings.extend(unwritable_cache_warning(&results));
     let mut ptx_outputs: Vec<Vec<StageOutput>> = kernels.iter().map(|_| Vec::new()).collect();
     for (result, (k, label)) in results.into_iter().zip(owners) {
@@ -294,30 +293,84 @@ fn stage_error(e: StageError, sources: &SourceMap, out: &Output) -> Exit {
     }
 }
 
-/// The variants of one launch spec, as a range of the compile jobs.
-struct SpecJobs {
+/// One launch spec, read and lowered for every variant `tritonc verify` launches.
+struct PreparedSpec {
+    /// The spec, the kernel file and what it imports.
+    sources: SourceMap,
     /// What the summary line calls it: the kernel's name, else the spec's path.
     name: String,
-    /// Its jobs.
-    jobs: std::ops::Range<usize>,
+    /// The distinct variants: kernel, specialization, constexpr parameters.
+    variants: Vec<(tritonc_ir::Function, Specialization, Vec<String>)>,
+}
+
+/// Reads the spec at `path` and lowers the kernel for every distinct specialization the
+/// five stages of `tritonc verify` launch, for `target`; the diagnostics (with the files
+/// they point into) if the spec itself does not prepare.
+fn prepare_spec(
+    path: &Path,
+    target: crate::target::Target,
+) -> Result<PreparedSpec, (SourceMap, Vec<Diagnostic>)> {
+    let mut sources = SourceMap::new();
+    let input = match tritonc_verify::load_spec(path, &mut sources) {
+        Ok(i) => i,
+        Err(d) => return Err((sources, d)),
+    };
+    let plan = tritonc_verify::plan(&input.spec, &input.config, &tritonc_verify::Stage::ALL);
+    let mut seen_specs = Vec::new();
+    let mut keys = Vec::new();
+    let mut variants = Vec::new();
+    for case in &plan.cases {
+        if seen_specs.contains(&case.spec) {
+            continue;
+        }
+        seen_specs.push(case.spec.clone());
+        let mut prepared =
+            match tritonc_verify::PreparedCase::prepare(&case.spec, path, &mut sources) {
+                Ok(p) => p,
+                // The spec itself must prepare; a variant that cannot is verify's finding.
+                Err(d) if case.spec == input.spec => return Err((sources, d)),
+                Err(_) => continue,
+            };
+        let spec = &mut prepared.launch.specialization;
+        spec.options.target = tritonc_sema::Target::cuda(target.capability);
+        let key = spec.key().hash_hex();
+        if keys.contains(&key) {
+            continue;
+        }
+        keys.push(key);
+        variants.push((
+            prepared.function,
+            prepared.launch.specialization,
+            prepared.constexpr_params,
+        ));
+    }
+    let name = input
+        .spec
+        .kernel_name
+        .clone()
+        .unwrap_or_else(|| path.display().to_string());
+    Ok(PreparedSpec {
+        sources,
+        name,
+        variants,
+    })
 }
 
 /// `tritonc compile --spec SPEC…`: every distinct specialization the five stages of
-/// `tritonc verify SPEC` launch, for every spec, compiled (in parallel) into bundles
-/// under `-o DIR`.
+/// `tritonc verify SPEC` launch, for every spec, compiled into bundles under `-o DIR`.
+/// The specs are prepared in parallel, then all their variants are compiled in parallel.
 pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) -> Exit {
-    let mut sources = SourceMap::new();
     let request = match validate_options(args) {
         Ok(r) => r,
         Err(d) => {
-            out.diagnostics(Stream::Stderr, &d, &sources);
+            out.diagnostics(Stream::Stderr, &d, &SourceMap::new());
             return Exit::InputError;
         }
     };
     if !backend::AVAILABLE {
         return backend_failure(
             BackendError::Unavailable(backend::unavailable_message("`tritonc compile --spec`")),
-            &sources,
+            &SourceMap::new(),
             out,
         );
     }
@@ -325,79 +378,60 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
         .output_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_BUNDLE_DIR));
+    let workers = Workers::new(args);
+    let mut specs = Vec::new();
+    // In command-line order: the first spec that does not prepare is reported, as if
+    // they had been read one after the other.
+    for prepared in workers.map(spec_paths, |path| prepare_spec(path, request.target)) {
+        match prepared {
+            Ok(p) => specs.push(p),
+            Err((sources, d)) => {
+                out.diagnostics(Stream::Stderr, &d, &sources);
+                return Exit::InputError;
+            }
+        }
+    }
+    // The sources stay here while the jobs, which point into them, take the variants.
+    let mut spec_sources = Vec::new();
+    let mut summaries = Vec::new();
+    let mut spec_variants = Vec::new();
+    for spec in specs {
+        spec_sources.push(spec.sources);
+        summaries.push((spec.name, spec.variants.len()));
+        spec_variants.push(spec.variants);
+    }
+    let jobs: Vec<Job<'_>> = spec_variants
+        .into_iter()
+        .zip(&spec_sources)
+        .flat_map(|(variants, sources)| {
+            variants
+                .into_iter()
+                .map(move |(func, spec, constexprs)| Job {
+                    sources,
+                    func,
+                    spec,
+                    constexprs,
+                })
+        })
+        .collect();
     let options = BackendOptions {
         target: request.target,
         fp_fusion: request.fp_fusion,
         cubin: true,
     };
-    let mut jobs = Vec::new();
-    let mut specs = Vec::new();
-    for spec_path in spec_paths {
-        let mut input = match tritonc_verify::load_spec(spec_path, &mut sources) {
-            Ok(i) => i,
-            Err(d) => {
-                out.diagnostics(Stream::Stderr, &d, &sources);
-                return Exit::InputError;
-            }
-        };
-        input.spec.debug |= args.debug || super::compile::triton_debug_env();
-        let plan = tritonc_verify::plan(&input.spec, &input.config, &tritonc_verify::Stage::ALL);
-        let first = jobs.len();
-        let mut seen_specs = Vec::new();
-        let mut keys = Vec::new();
-        for case in &plan.cases {
-            if seen_specs.contains(&case.spec) {
-                continue;
-            }
-            seen_specs.push(case.spec.clone());
-            let mut prepared =
-                match tritonc_verify::PreparedCase::prepare(&case.spec, spec_path, &mut sources) {
-                    Ok(p) => p,
-                    Err(d) => {
-                        // The spec itself must prepare; a variant that cannot is verify's
-                        // finding.
-                        if case.spec == input.spec {
-                            out.diagnostics(Stream::Stderr, &d, &sources);
-                            return Exit::InputError;
-                        }
-                        continue;
-                    }
-                };
-            let spec = &mut prepared.launch.specialization;
-            spec.options.target = tritonc_sema::Target::cuda(request.target.capability);
-            let key = spec.key().hash_hex();
-            if keys.contains(&key) {
-                continue;
-            }
-            keys.push(key);
-            jobs.push(Job {
-                func: prepared.function,
-                spec: prepared.launch.specialization,
-                constexprs: prepared.constexpr_params,
-            });
-        }
-        specs.push(SpecJobs {
-            name: input
-                .spec
-                .kernel_name
-                .clone()
-                .unwrap_or_else(|| spec_path.display().to_string()),
-            jobs: first..jobs.len(),
-        });
-    }
     let backend = backend_for(args, options);
-    let results = compile_jobs(&backend, &sources, &jobs, thread_count(args));
+    let results = workers.compile(&backend, &jobs);
     if let Some(w) = unwritable_cache_warning(&results) {
-        out.diagnostics(Stream::Stderr, &[w], &sources);
+        out.diagnostics(Stream::Stderr, &[w], &SourceMap::new());
     }
     let mut results = results.into_iter();
     let mut exit = Exit::Success;
-    for spec in specs {
+    for ((name, count), sources) in summaries.iter().zip(&spec_sources) {
         let mut failed = false;
         let mut from_cache = 0;
         // Every result of the spec is taken, also after a failure, so the next spec
         // starts at its own.
-        for result in results.by_ref().take(spec.jobs.len()) {
+        for result in results.by_ref().take(*count) {
             if failed {
                 continue;
             }
@@ -405,12 +439,12 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
                 Ok(c) => {
                     from_cache += usize::from(c.cache == CacheUse::Hit);
                     if let Err(d) = write_bundle(&c, &dir, out) {
-                        out.diagnostics(Stream::Stderr, &[d], &sources);
+                        out.diagnostics(Stream::Stderr, &[d], sources);
                         return Exit::InputError;
                     }
                 }
                 Err(e) => {
-                    exit = exit.worst(backend_failure(e, &sources, out));
+                    exit = exit.worst(backend_failure(e, sources, out));
                     failed = true;
                 }
             }
@@ -425,8 +459,8 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
                 Stream::Stderr,
                 &format!(
                     "compiled {} variant(s) of `{}` for {} into {}{cached}",
-                    spec.jobs.len(),
-                    spec.name,
+                    count,
+                    name,
                     request.target.name,
                     dir.display()
                 ),

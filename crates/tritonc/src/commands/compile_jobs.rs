@@ -5,13 +5,16 @@ use rayon::prelude::*;
 use tritonc_diagnostics::{Diagnostic, SourceMap};
 use tritonc_sema::Specialization;
 
-use crate::backend::{self, Backend, BackendError, BackendOptions, CacheUse, Compiled};
+use crate::backend::{Backend, BackendError, BackendOptions, CacheUse, Compiled};
 use crate::cache::{self, KernelCache};
 use crate::cli::CompileArgs;
 use crate::codes;
 
-/// One variant to compile: the kernel lowered for it and what its bundle needs.
-pub(crate) struct Job {
+/// One variant to compile: the kernel lowered for it, the files its locations point
+/// into, and what its bundle needs.
+pub(crate) struct Job<'s> {
+    /// The files of the kernel's locations.
+    pub sources: &'s SourceMap,
     /// The kernel lowered for `spec`.
     pub func: tritonc_ir::Function,
     /// The specialization.
@@ -34,43 +37,52 @@ pub(crate) fn backend_for(args: &CompileArgs, options: BackendOptions) -> Backen
     Backend::new(options, cache)
 }
 
-/// `-j N`, else one thread per core.
-pub(crate) fn thread_count(args: &CompileArgs) -> usize {
-    args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
-        |n| n as usize,
-    )
+/// The threads of one `compile` (`-j N`, else one per core); with one, everything runs
+/// on the calling thread.
+pub(crate) struct Workers {
+    pool: Option<rayon::ThreadPool>,
 }
 
-/// Compiles `jobs` on up to `threads` threads (each with its own MLIR context, reused
-/// across its jobs); the results come back in the order of `jobs`, whatever the
-/// scheduling, so everything printed afterwards is deterministic.
-pub(crate) fn compile_jobs(
-    backend: &Backend,
-    sources: &SourceMap,
-    jobs: &[Job],
-    threads: usize,
-) -> Vec<Result<Compiled, BackendError>> {
-    let compile = |job: &Job| {
-        let constexprs: Vec<&str> = job.constexprs.iter().map(String::as_str).collect();
-        backend.compile(&job.func, sources, &job.spec, &constexprs)
-    };
-    let threads = threads.min(jobs.len());
-    if threads <= 1 {
-        return jobs.iter().map(compile).collect();
+impl Workers {
+    /// The workers for `args`.
+    pub fn new(args: &CompileArgs) -> Workers {
+        let threads = args.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            |n| n as usize,
+        );
+        let pool = (threads > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .stack_size(WORKER_STACK_BYTES)
+                    .thread_name(|i| format!("tritonc-compile-{i}"))
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        Workers { pool }
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .stack_size(WORKER_STACK_BYTES)
-        .thread_name(|i| format!("tritonc-compile-{i}"))
-        .build();
-    match pool {
-        Ok(pool) => {
-            // Every worker makes its context before any compiles (see prepare_thread).
-            pool.broadcast(|_| backend::prepare_thread());
-            pool.install(|| jobs.par_iter().map(compile).collect())
+
+    /// `f` of every item, computed on the workers, in the order of `items` whatever the
+    /// scheduling, so that everything printed from the results is deterministic.
+    pub fn map<T: Sync, R: Send>(&self, items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+        match &self.pool {
+            Some(pool) if items.len() > 1 => pool.install(|| items.par_iter().map(f).collect()),
+            _ => items.iter().map(f).collect(),
         }
-        Err(_) => jobs.iter().map(compile).collect(),
+    }
+
+    /// Compiles `jobs` (each worker thread with its own MLIR context, made on its first
+    /// job and reused for the next); results in the order of `jobs`.
+    pub fn compile(
+        &self,
+        backend: &Backend,
+        jobs: &[Job<'_>],
+    ) -> Vec<Result<Compiled, BackendError>> {
+        self.map(jobs, |job| {
+            let constexprs: Vec<&str> = job.constexprs.iter().map(String::as_str).collect();
+            backend.compile(&job.func, job.sources, &job.spec, &constexprs)
+        })
     }
 }
 
