@@ -78,8 +78,9 @@ def triton_ptx_ms(case, runs):
 
 
 def tritonc_ptx_ms(case, tritonc, runs):
+    # --no-cache: every run compiles (Triton runs with TRITON_ALWAYS_COMPILE=1).
     cmd = [tritonc, "compile", case.file, "--kernel", case.kernel, "--signature", case.signature,
-           "--num-warps", str(case.num_warps), "--target", "sm_90", "--emit", "ptx"]
+           "--num-warps", str(case.num_warps), "--target", "sm_90", "--emit", "ptx", "--no-cache"]
     times = []
     for _ in range(runs + 1):
         t0 = time.perf_counter()
@@ -94,6 +95,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tritonc", default=str(ROOT / "target" / "release" / "tritonc"))
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--only", help="comma-separated case names (default: every distinct specialization)")
     args = ap.parse_args()
     os.environ["TRITON_ALWAYS_COMPILE"] = "1"
     print("| case | tritonc (whole process) ms | Triton (warm, in-process) ms | Triton / tritonc |")
@@ -101,7 +103,7 @@ def main():
     seen = set()
     for case in case_defs.CASES:
         key = (case.file, case.kernel, case.signature, case.num_warps)
-        if key in seen:
+        if key in seen or (args.only and case.name not in args.only.split(",")):
             continue
         seen.add(key)
         tc, err = tritonc_ptx_ms(case, args.tritonc, args.runs)
