@@ -105,6 +105,57 @@ fn output_dir_gets_kernel_dot_ttir() {
 }
 
 #[test]
+fn several_files_print_their_stages_in_command_line_order() {
+    let dir = std::env::temp_dir().join(format!("tritonc-ttir-order-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("the temp dir is writable");
+    let source = std::fs::read_to_string(fixtures().join("ttir/annotated.py"))
+        .expect("the fixture is readable");
+    let zero = dir.join("zero.py");
+    std::fs::write(&zero, source.replace("fill_kernel", "zero_kernel"))
+        .expect("the temp dir is writable");
+    let fill = fixtures().join("ttir/annotated.py");
+    let (zero, fill) = (zero.to_str().expect("UTF-8"), fill.to_str().expect("UTF-8"));
+    for (first, second) in [(zero, fill), (fill, zero)] {
+        let out = tritonc_in(&fixtures(), &["compile", first, second, "--emit", "ttir"]);
+        assert_eq!(out.code, 0, "{}", out.transcript());
+        let at = |name: &str| {
+            out.stdout
+                .find(&format!("tt.func public @{name}("))
+                .unwrap_or_else(|| panic!("no @{name} in {}", out.stdout))
+        };
+        let (z, f) = (at("zero_kernel"), at("fill_kernel"));
+        assert_eq!(z < f, first == zero, "{}", out.stdout);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_kernels_of_one_name_may_not_share_an_output_dir() {
+    let dir = std::env::temp_dir().join(format!("tritonc-ttir-clash-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = tritonc_in(
+        &fixtures(),
+        &[
+            "compile",
+            "ttir/annotated.py",
+            "ttir/annotated.py",
+            "--emit",
+            "ttir",
+            "-o",
+            dir.to_str().expect("temp dir is UTF-8"),
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(
+        out.stderr.contains("two kernels named `fill_kernel`"),
+        "{}",
+        out.transcript()
+    );
+    assert!(!dir.join("fill_kernel.ttir").exists());
+}
+
+#[test]
 fn without_a_signature_annotations_specialize() {
     let out = tritonc_in(
         &fixtures(),

@@ -251,6 +251,43 @@ mod compile_cache {
     }
 
     #[test]
+    fn processes_compiling_at_once_share_the_cache_safely() {
+        let dir = scratch("cache-racing");
+        let cache = dir.join("cache");
+        let file = root().join("examples/vector_add.py");
+        let outcomes: Vec<Outcome> = std::thread::scope(|s| {
+            let runs: Vec<_> = (0..4)
+                .map(|i| {
+                    let (file, cache, out) = (&file, &cache, dir.join(format!("out{i}")));
+                    s.spawn(move || compile_add(file, &out, cache, &[]))
+                })
+                .collect();
+            runs.into_iter()
+                .map(|r| r.join().expect("the compile thread finishes"))
+                .collect()
+        });
+        for o in &outcomes {
+            assert_eq!(o.code, 0, "{}", o.stderr);
+            assert!(!o.stderr.contains("damaged"), "{}", o.stderr);
+        }
+        // One entry, no temporary files left, and every process wrote the same bundle.
+        assert_eq!(cache_entries(&cache).len(), 1);
+        assert!(
+            tree(&cache).keys().all(|k| k.ends_with(".entry")),
+            "{:?}",
+            tree(&cache).keys()
+        );
+        let first = tree(&dir.join("out0"));
+        for i in 1..4 {
+            assert_eq!(tree(&dir.join(format!("out{i}"))), first);
+        }
+        let hit = compile_add(&file, &dir.join("hit"), &cache, &[]);
+        assert!(hit.stderr.contains("(from the cache)"), "{}", hit.stderr);
+        assert_eq!(tree(&dir.join("hit")), first);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn a_damaged_cache_entry_is_recompiled_and_replaced() {
         let dir = scratch("cache-damaged");
         let cache = dir.join("cache");

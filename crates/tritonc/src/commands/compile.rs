@@ -147,6 +147,10 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
         };
         kernels.push((kernel, bound));
     }
+    if let Err(d) = check_distinct_outputs(args, &request, &kernels) {
+        out.diagnostics(Stream::Stderr, &[d], &sources);
+        return Exit::InputError;
+    }
 
     for &stage in &request.stages {
         for (kernel, bound) in &kernels {
@@ -166,6 +170,39 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
         return super::compile_backend::emit_code(args, &kernels, &request, &sources, out);
     }
     Exit::Success
+}
+
+/// With `--emit` and `-o DIR`, every kernel's files are `DIR/KERNEL.EXT`: two files
+/// defining kernels of one name would overwrite each other's, so that is refused.
+fn check_distinct_outputs(
+    args: &CompileArgs,
+    request: &CompileRequest,
+    kernels: &[(LoadedKernel, Option<BoundKernel>)],
+) -> Result<(), Diagnostic> {
+    // Bundles (no `--emit`, or `cubin`) are named by their key hash and never collide.
+    let text_files = request.stages.iter().any(|&s| s != Stage::Cubin);
+    let (Some(dir), true) = (&args.output_dir, text_files) else {
+        return Ok(());
+    };
+    for (i, (a, _)) in kernels.iter().enumerate() {
+        if let Some((b, _)) = kernels[..i]
+            .iter()
+            .find(|(b, _)| b.summary.name == a.summary.name)
+        {
+            return Err(Diagnostic::error(
+                codes::CANNOT_WRITE_OUTPUT,
+                format!(
+                    "two kernels named `{}` would write the same files in `{}`",
+                    a.summary.name,
+                    dir.display()
+                ),
+            )
+            .with_primary(b.summary.name_span, "one")
+            .with_secondary(a.summary.name_span, "the other")
+            .with_help("compile them into separate directories"));
+        }
+    }
+    Ok(())
 }
 
 /// Emits one text stage (ttir, ttgir) of one kernel; the code stages (ptx, cubin) are
