@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use tritonc_bundle::{list_bundle_dirs, Bundle, ConstValue};
 use tritonc_interp::{ArgValue, BufferId};
 use tritonc_ir::DType;
-use tritonc_runtime::{select_variant, Arg, Device, DeviceBuffer, DevicePtr, Grid, Kernel};
+use tritonc_runtime::{
+    select_variant_on, Arg, Backend, Device, DeviceBuffer, DevicePtr, Grid, Kernel,
+};
 use tritonc_sema::{ArgSpec, Constexpr};
 
 use crate::compare::OutputTensor;
@@ -131,20 +133,27 @@ pub fn grid(case: &PreparedCase) -> Grid {
     Grid::xyz(x, y, z)
 }
 
-/// Runs cases on a CUDA GPU.
+/// Runs cases on a GPU (CUDA, or HIP in a build with the runtime's `hip` feature).
 pub struct GpuExecutor<S: BundleSource> {
     device: Option<Device>,
+    backend: Backend,
     ordinal: usize,
     source: S,
     kernels: HashMap<String, Kernel>,
 }
 
 impl<S: BundleSource> GpuExecutor<S> {
-    /// An executor for GPU `ordinal`, taking bundles from `source`. The device is opened
-    /// at the first run (or by [`GpuExecutor::open`]).
+    /// An executor for CUDA GPU `ordinal`, taking bundles from `source`. The device is
+    /// opened at the first run (or by [`GpuExecutor::open`]).
     pub fn new(ordinal: usize, source: S) -> Self {
+        Self::on(Backend::Cuda, ordinal, source)
+    }
+
+    /// An executor for GPU `ordinal` of `backend`.
+    pub fn on(backend: Backend, ordinal: usize, source: S) -> Self {
         GpuExecutor {
             device: None,
+            backend,
             ordinal,
             source,
             kernels: HashMap::new(),
@@ -154,7 +163,7 @@ impl<S: BundleSource> GpuExecutor<S> {
     /// Opens the device now (no GPU, no driver: [`ExecErrorKind::Unavailable`]).
     pub fn open(&mut self) -> Result<&Device, ExecError> {
         if self.device.is_none() {
-            let dev = Device::open(self.ordinal).map_err(|e| runtime_error(&e))?;
+            let dev = Device::open_on(self.backend, self.ordinal).map_err(|e| runtime_error(&e))?;
             self.device = Some(dev);
         }
         Ok(self.device.as_ref().expect("opened just above"))
@@ -219,8 +228,7 @@ impl<S: BundleSource> GpuExecutor<S> {
             .source
             .bundles_for(case)
             .map_err(|m| ExecError::new(ExecErrorKind::Refused, m))?;
-        let chosen =
-            select_variant(&bundles, &args, Some(device.compute_capability())).map_err(rt)?;
+        let chosen = select_variant_on(&bundles, &args, Some(&device)).map_err(rt)?;
         let bundle = &bundles[chosen];
         let cache_key = format!("{}-{}", bundle.meta.key_hash, bundle.meta.target);
         if !self.kernels.contains_key(&cache_key) {
@@ -260,10 +268,7 @@ impl<S: BundleSource> GpuExecutor<S> {
 impl<S: BundleSource> Executor for GpuExecutor<S> {
     fn describe(&mut self) -> String {
         match self.open() {
-            Ok(d) => {
-                let (major, minor) = d.compute_capability();
-                format!("{} (sm_{major}{minor})", d.name())
-            }
+            Ok(d) => format!("{} ({})", d.name(), d.arch()),
             Err(e) => format!("no GPU: {}", e.message),
         }
     }

@@ -54,14 +54,13 @@ pub fn exec_failure(e: &ExecError) -> (Diagnostic, Exit) {
     }
 }
 
-/// Picks the GPU backend for the kernels of `source` and makes it the one the GPU
-/// executor opens: HIP when the bundles target AMD GPUs (`gfx…`) and none NVIDIA, CUDA
+/// Picks the GPU backend for the kernels of `source`: HIP when the bundles target AMD GPUs (`gfx…`) and none NVIDIA, CUDA
 /// otherwise (a directory holding both runs its NVIDIA bundles; the AMD ones are set
 /// aside). AMD bundles in a build without the `hip` feature are exit 4, naming it.
 pub fn pick_gpu_backend(source: &mut KernelSource) -> Result<Backend, (Diagnostic, Exit)> {
     let KernelSource::Dir(dir) = source else {
         // Compiled on demand: the back end compiles for NVIDIA targets only.
-        return Ok(set_backend(Backend::Cuda));
+        return Ok(Backend::Cuda);
     };
     let of = |b: &tritonc_bundle::Bundle| Backend::for_target(&b.meta.target);
     let amd: Vec<&str> = dir
@@ -71,11 +70,11 @@ pub fn pick_gpu_backend(source: &mut KernelSource) -> Result<Backend, (Diagnosti
         .map(|b| b.meta.target.as_str())
         .collect();
     if amd.is_empty() {
-        return Ok(set_backend(Backend::Cuda));
+        return Ok(Backend::Cuda);
     }
     if dir.bundles.iter().any(|b| of(b) != Some(Backend::Hip)) {
         dir.bundles.retain(|b| of(b) != Some(Backend::Hip));
-        return Ok(set_backend(Backend::Cuda));
+        return Ok(Backend::Cuda);
     }
     let mut targets = amd;
     targets.sort_unstable();
@@ -96,13 +95,7 @@ pub fn pick_gpu_backend(source: &mut KernelSource) -> Result<Backend, (Diagnosti
         );
         return Err((d, Exit::NotImplemented));
     }
-    Ok(set_backend(Backend::Hip))
-}
-
-/// Makes `backend` the one `Device::open` (and so the GPU executor) uses in this process.
-fn set_backend(backend: Backend) -> Backend {
-    tritonc_runtime::set_default_backend(backend);
-    backend
+    Ok(Backend::Hip)
 }
 
 /// Runs `run`.
@@ -167,11 +160,14 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
                 return exit;
             }
         };
-        if let Err((d, exit)) = pick_gpu_backend(&mut source) {
-            out.diagnostics(Stream::Stderr, &[d], &sources);
-            return exit;
-        }
-        let mut gpu = GpuExecutor::new(0, source);
+        let backend = match pick_gpu_backend(&mut source) {
+            Ok(backend) => backend,
+            Err((d, exit)) => {
+                out.diagnostics(Stream::Stderr, &[d], &sources);
+                return exit;
+            }
+        };
+        let mut gpu = GpuExecutor::on(backend, 0, source);
         if let Err(e) = gpu.open() {
             let (d, exit) = exec_failure(&e);
             out.diagnostics(Stream::Stderr, &[d], &sources);

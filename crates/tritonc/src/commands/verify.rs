@@ -62,11 +62,14 @@ pub fn run(args: &VerifyArgs, out: &Output) -> Exit {
                 return exit;
             }
         };
-        if let Err((d, exit)) = pick_gpu_backend(&mut source) {
-            out.diagnostics(Stream::Stderr, &[d], &sources);
-            return exit;
-        }
-        gpu = GpuExecutor::new(0, source);
+        let backend = match pick_gpu_backend(&mut source) {
+            Ok(backend) => backend,
+            Err((d, exit)) => {
+                out.diagnostics(Stream::Stderr, &[d], &sources);
+                return exit;
+            }
+        };
+        gpu = GpuExecutor::on(backend, 0, source);
         if let Err(e) = gpu.open() {
             let (d, exit) = exec_failure(&e);
             out.diagnostics(Stream::Stderr, &[d], &sources);
