@@ -333,7 +333,12 @@ pub fn compile_bundle(
 thread_local! {
     /// This thread's MLIR context, made on its first compile and reused for the next
     /// (`melior::Context` is neither `Send` nor `Sync`: one per worker thread).
-    static CONTEXT: melior::Context = new_context();
+    ///
+    /// Never destroyed: the compile pool's threads exit on their own after the pool is
+    /// dropped, possibly while the process exits, and destroying a context then would
+    /// race LLVM's static destructors. The memory goes back with the process.
+    static CONTEXT: std::mem::ManuallyDrop<melior::Context> =
+        std::mem::ManuallyDrop::new(new_context());
 }
 
 /// Contexts are created one at a time: creation reaches into MLIR's process-wide
@@ -353,7 +358,7 @@ fn new_context() -> melior::Context {
 /// Runs `f` with this thread's MLIR context.
 #[cfg(feature = "mlir")]
 fn with_context<R>(f: impl FnOnce(&melior::Context) -> R) -> R {
-    CONTEXT.with(f)
+    CONTEXT.with(|context| f(context))
 }
 
 /// ptxas: `$TRITONC_PTXAS`, else `ptxas` on `PATH`, else `$CUDA_HOME/bin/ptxas`, else
