@@ -60,7 +60,10 @@ fn check(call: &'static str, r: sys::CUresult) -> Result<(), RuntimeError> {
 
 fn driver_error(call: &'static str, e: DriverError) -> RuntimeError {
     if e.0 == sys::CUresult::CUDA_ERROR_ASSERT {
-        return RuntimeError::DeviceAssert { call };
+        return RuntimeError::DeviceAssert {
+            status: "CUDA_ERROR_ASSERT",
+            call,
+        };
     }
     RuntimeError::Driver {
         call,
@@ -561,6 +564,7 @@ mod assert_tests {
         assert!(matches!(
             e,
             RuntimeError::DeviceAssert {
+                status: "CUDA_ERROR_ASSERT",
                 call: "cuEventSynchronize"
             }
         ));

@@ -113,13 +113,15 @@ pub enum RuntimeError {
         log: String,
     },
     /// A device-side assertion failed (`tl.device_assert` or `assert` compiled in debug
-    /// mode): the driver reports `CUDA_ERROR_ASSERT` (710) and the device printed the
-    /// assert's message; the context cannot be used afterwards.
+    /// mode): the driver reports `CUDA_ERROR_ASSERT` (HIP: `hipErrorAssert`), both 710, and
+    /// the device printed the assert's message; the context cannot be used afterwards.
     #[error(
-        "device-side assertion failed (CUDA_ERROR_ASSERT from {call}); see the kernel's \
-         stderr for the message"
+        "device-side assertion failed ({status} from {call}); see the kernel's stderr for \
+         the message"
     )]
     DeviceAssert {
+        /// The driver's name for the status (`CUDA_ERROR_ASSERT`, `hipErrorAssert`).
+        status: &'static str,
         /// The driver call that reported it (usually a synchronization after the launch).
         call: &'static str,
     },

@@ -51,6 +51,11 @@ fn describe(e: sys::hipError_t) -> String {
 fn check(call: &'static str, r: sys::hipError_t) -> Result<(), RuntimeError> {
     if r == sys::hipError_t::hipSuccess {
         Ok(())
+    } else if r == sys::hipError_t::hipErrorAssert {
+        Err(RuntimeError::DeviceAssert {
+            status: "hipErrorAssert",
+            call,
+        })
     } else {
         Err(RuntimeError::Hip {
             call,
@@ -406,5 +411,24 @@ impl Drop for HipEvents {
                 let _ = sys::hipEventDestroy(e);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod assert_tests {
+    use super::*;
+
+    #[test]
+    fn a_device_assert_is_its_own_error_with_exit_1() {
+        assert_eq!(sys::hipError_t::hipErrorAssert as u32, 710);
+        let e = check("hipDeviceSynchronize", sys::hipError_t::hipErrorAssert).unwrap_err();
+        assert!(matches!(
+            e,
+            RuntimeError::DeviceAssert {
+                status: "hipErrorAssert",
+                call: "hipDeviceSynchronize"
+            }
+        ));
+        assert_eq!(e.exit_code(), 1);
     }
 }
