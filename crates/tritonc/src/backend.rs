@@ -102,11 +102,6 @@ impl Backend {
         }
     }
 
-    /// The options.
-    pub fn options(&self) -> &BackendOptions {
-        &self.options
-    }
-
     /// Compiles `func` (lowered for `spec`) into a bundle, from the cache when it holds
     /// the variant. `constexpr_params` names the kernel's `tl.constexpr` parameters.
     pub fn compile(
@@ -140,14 +135,21 @@ impl Backend {
             };
             let hex = CacheKey::new(&inputs, toolchain).hex();
             match cache.get(&hex) {
-                Lookup::Hit(code) => {
-                    let bundle = bundle_of(code, spec, constexpr_params, &self.options)?;
-                    return Ok(Compiled {
-                        bundle,
-                        note: self.note(),
-                        cache: CacheUse::Hit,
-                    });
-                }
+                Lookup::Hit(code) => match bundle_of(code, spec, constexpr_params, &self.options) {
+                    Ok(bundle) => {
+                        return Ok(Compiled {
+                            bundle,
+                            note: self.note(),
+                            cache: CacheUse::Hit,
+                        })
+                    }
+                    // Intact but no valid bundle for this variant: compiled again, as for
+                    // a damaged entry; a fresh compile reports what is wrong, if anything.
+                    Err(_) => {
+                        cache_use =
+                            CacheUse::Replaced("the entry does not make a valid bundle".into())
+                    }
+                },
                 Lookup::Miss => {}
                 Lookup::Damaged(why) => cache_use = CacheUse::Replaced(why),
             }
