@@ -288,6 +288,63 @@ mod compile_cache {
     }
 
     #[test]
+    fn another_ptxas_release_misses_the_cache() {
+        use std::os::unix::fs::PermissionsExt;
+
+        let dir = scratch("cache-ptxas");
+        let cache = dir.join("cache");
+        let file = root().join("examples/vector_add.py");
+        let real = std::env::var_os("TRITONC_PTXAS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join(".tools/cuda/bin/ptxas"));
+        assert!(
+            real.is_file(),
+            "ptxas (scripts/install-deps.sh) at {}",
+            real.display()
+        );
+        // The same ptxas, answering `--version` as another release would.
+        let other = dir.join("ptxas");
+        std::fs::write(
+            &other,
+            format!(
+                "#!/bin/sh\n[ \"$1\" = --version ] && {{ echo 'Cuda compilation tools, release 99.9'; exit 0; }}\nexec '{}' \"$@\"\n",
+                real.display()
+            ),
+        )
+        .expect("the scratch dir is writable");
+        std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o755))
+            .expect("the wrapper can be made executable");
+        let run = |ptxas: &Path, out: &str| {
+            let out = dir.join(out);
+            let args = [
+                "compile",
+                file.to_str().expect("utf-8 path"),
+                "--signature",
+                ADD_SIGNATURE,
+                "-o",
+                out.to_str().expect("utf-8 path"),
+            ];
+            let o = tritonc_with_env(
+                &root(),
+                &args,
+                &[("TRITONC_CACHE_DIR", &cache), ("TRITONC_PTXAS", ptxas)],
+            );
+            assert_eq!(o.code, 0, "{}", o.stderr);
+            o.stderr.contains("(from the cache)")
+        };
+        assert!(!run(&real, "a"));
+        assert!(run(&real, "b"));
+        assert!(
+            !run(&other, "c"),
+            "a new ptxas release must not reuse the old cubin"
+        );
+        assert!(run(&other, "d"));
+        assert_eq!(cache_entries(&cache).len(), 2);
+        assert_eq!(tree(&dir.join("a")), tree(&dir.join("c")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn a_damaged_cache_entry_is_recompiled_and_replaced() {
         let dir = scratch("cache-damaged");
         let cache = dir.join("cache");
