@@ -345,6 +345,41 @@ mod compile_cache {
     }
 
     #[test]
+    fn debug_mode_compiles_apart_from_the_cache_of_release_mode() {
+        let dir = scratch("cache-debug");
+        let cache = dir.join("cache");
+        let run = |extra: &[&str], out: &str| {
+            let out = dir.join(out);
+            let mut args = vec!["compile", "--spec", "examples/vector_add.toml", "-o"];
+            args.push(out.to_str().expect("utf-8 path"));
+            args.extend_from_slice(extra);
+            let o = tritonc_with_env(&root(), &args, &[("TRITONC_CACHE_DIR", &cache)]);
+            assert_eq!(o.code, 0, "{}", o.stderr);
+            (o.stderr, tree(&out))
+        };
+        let (_, release) = run(&[], "release");
+        let (stderr, debug) = run(&["--debug"], "debug");
+        assert!(!stderr.contains("from the cache"), "{stderr}");
+        let metas: Vec<String> = debug
+            .iter()
+            .filter(|(k, _)| k.ends_with("bundle.json"))
+            .map(|(_, v)| String::from_utf8(v.clone()).expect("JSON is text"))
+            .collect();
+        assert!(!metas.is_empty());
+        assert!(
+            metas.iter().all(|m| m.contains("\"debug\": true")),
+            "{metas:?}"
+        );
+        assert!(release.keys().all(|k| !debug.contains_key(k)));
+        let (stderr, _) = run(&["--debug"], "debug-again");
+        assert!(
+            stderr.contains(&format!("({} from the cache)", metas.len())),
+            "{stderr}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn a_damaged_cache_entry_is_recompiled_and_replaced() {
         let dir = scratch("cache-damaged");
         let cache = dir.join("cache");

@@ -304,17 +304,19 @@ struct PreparedSpec {
 }
 
 /// Reads the spec at `path` and lowers the kernel for every distinct specialization the
-/// five stages of `tritonc verify` launch, for `target`; the diagnostics (with the files
+/// five stages of `tritonc verify` launch, for the request's target and debug mode; the diagnostics (with the files
 /// they point into) if the spec itself does not prepare.
 fn prepare_spec(
     path: &Path,
-    target: crate::target::Target,
+    request: &CompileRequest,
 ) -> Result<PreparedSpec, (SourceMap, Vec<Diagnostic>)> {
     let mut sources = SourceMap::new();
-    let input = match tritonc_verify::load_spec(path, &mut sources) {
+    let mut input = match tritonc_verify::load_spec(path, &mut sources) {
         Ok(i) => i,
         Err(d) => return Err((sources, d)),
     };
+    // `--debug` (or TRITON_DEBUG) turns debug mode on for every spec.
+    input.spec.debug |= request.debug;
     let plan = tritonc_verify::plan(&input.spec, &input.config, &tritonc_verify::Stage::ALL);
     let mut seen_specs = Vec::new();
     let mut keys = Vec::new();
@@ -332,7 +334,7 @@ fn prepare_spec(
                 Err(_) => continue,
             };
         let spec = &mut prepared.launch.specialization;
-        spec.options.target = tritonc_sema::Target::cuda(target.capability);
+        spec.options.target = tritonc_sema::Target::cuda(request.target.capability);
         let key = spec.key().hash_hex();
         if keys.contains(&key) {
             continue;
@@ -382,7 +384,7 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
     let mut specs = Vec::new();
     // In command-line order: the first spec that does not prepare is reported, as if
     // they had been read one after the other.
-    for prepared in workers.map(spec_paths, |path| prepare_spec(path, request.target)) {
+    for prepared in workers.map(spec_paths, |path| prepare_spec(path, &request)) {
         match prepared {
             Ok(p) => specs.push(p),
             Err((sources, d)) => {
