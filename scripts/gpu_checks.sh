@@ -46,6 +46,10 @@ run() {
   mkdir -p "$out"
   export PYTHONUNBUFFERED=1
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$out/device.txt"
+  # The quick parts first (benchmark, golden PTX checks), then every spec's verification.
+  python3 bench/gpu_bench.py --bundles "$dir/bench-bundles" --json "$out/bench.json" 2>&1 | tee "$out/bench.txt"
+  python3 crates/tritonc-codegen/tests/gpu/check_golden.py 2>&1 | tee "$out/golden.txt" | tail -3
+  python3 crates/tritonc-codegen/tests/gpu/check_assert.py 2>&1 | tee "$out/assert.txt" | tail -1
   local pass=0 fail=0
   for spec in examples/*.toml; do
     name=$(basename "$spec" .toml)
@@ -74,9 +78,6 @@ run() {
     fi
   done
   echo "planted: $caught caught, $missed missed"
-  python3 bench/gpu_bench.py --bundles "$dir/bench-bundles" --json "$out/bench.json" 2>&1 | tee "$out/bench.txt"
-  python3 crates/tritonc-codegen/tests/gpu/check_golden.py 2>&1 | tee "$out/golden.txt" | tail -3
-  python3 crates/tritonc-codegen/tests/gpu/check_assert.py 2>&1 | tee "$out/assert.txt" | tail -1
 }
 
 # examples/debug_assert.toml (debug = true) gathers 4096 indices from a 4000-element source:
