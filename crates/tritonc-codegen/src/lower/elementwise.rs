@@ -100,8 +100,17 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             }
             self.propagate_affine(op);
         }
-        let mut regs = Vec::with_capacity(n);
+        let first_of_run = if scalar || self.affine.contains_key(&r) {
+            None
+        } else {
+            self.constant_runs(r, n)?
+        };
+        let mut regs: Vec<Value<'c, 'a>> = Vec::with_capacity(n);
         for i in 0..n {
+            if let Some(first) = first_of_run.as_ref().map(|f| f[i]).filter(|&f| f != i) {
+                regs.push(regs[first]);
+                continue;
+            }
             let args: Vec<Value<'c, 'a>> = operands.iter().map(|o| o.reg(i)).collect();
             regs.push(self.scalar_op(&kind, &args, result_ty, result_dtype, operand_dtype, op)?);
         }
@@ -112,6 +121,42 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         };
         self.values.insert(r, lowered);
         Ok(())
+    }
+
+    /// For each of the `n` registers of elementwise result `r`, the first register holding
+    /// an element of the same constant run (axis analysis: runs of `constancy[d]` aligned
+    /// elements along each dim `d` are equal), so the op is computed once per run, as
+    /// Triton's lowering deduplicates: a mask `cols < n_cols` with `n_cols` divisible by 16
+    /// is one compare per 16 elements, not one per element. `None` when every element may
+    /// differ.
+    fn constant_runs(
+        &self,
+        r: tritonc_ir::Value,
+        n: usize,
+    ) -> Result<Option<Vec<usize>>, LowerError> {
+        let info = self.layouts.axis.get(r);
+        if info.constancy.iter().all(|&c| c <= 1) {
+            return Ok(None);
+        }
+        let linear = self.result_linear(r)?;
+        let coords = linear.register_coords();
+        if coords.len() != n || coords.first().is_some_and(|c| c.len() != info.rank()) {
+            return Ok(None);
+        }
+        let mut first: std::collections::HashMap<Vec<u64>, usize> = Default::default();
+        let runs = coords
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let run: Vec<u64> = c
+                    .iter()
+                    .zip(&info.constancy)
+                    .map(|(&x, &k)| x / k.max(1))
+                    .collect();
+                *first.entry(run).or_insert(i)
+            })
+            .collect();
+        Ok(Some(runs))
     }
 
     /// The per-register code of an elementwise op.
