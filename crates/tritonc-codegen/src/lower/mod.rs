@@ -213,7 +213,7 @@ pub fn compile_to_ptx(
 }
 
 /// [`compile_to_ptx`] in an existing context from [`crate::codegen_context`] (creating
-/// one costs about 2 ms; a context is not shared between threads).
+/// one costs about 1 ms; a context is not shared between threads).
 pub fn compile_to_ptx_in(
     context: &melior::Context,
     func: &Function,
