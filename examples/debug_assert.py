@@ -1,7 +1,7 @@
 """Device-side asserts: a gather whose indices must stay inside the source.
 
 ``tl.device_assert(cond, msg)`` (and a plain ``assert cond, msg`` in a kernel) is
-compiled only in Triton's debug mode: ``@triton.jit(debug=True)``, the environment
+compiled only in Triton's debug mode: ``triton.jit(debug=True)`` on the kernel, the environment
 variable ``TRITON_DEBUG=1``, or for tritonc ``--debug`` / ``debug = true`` in the launch
 spec. Outside debug mode it costs nothing and checks nothing.
 
