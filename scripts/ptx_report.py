@@ -377,51 +377,59 @@ def tool_version(path: str) -> str:
 READINGS: dict[str, tuple[list, str]] = {
     "summary": (
         [
-            ("rope_fp16_16384x32x128", "tc", "bar", 3), ("rope_fp16_16384x32x128", "tr", "bar", 0),
-            ("rope_fp16_16384x32x128", "tc", "gload", 4), ("rope_fp16_16384x32x128", "tr", "gload", 6),
-            ("dropout_fp32_2^28", "tc", "math:mul.lo", 113), ("dropout_fp32_2^28", "tr", "math:mul.lo", 106),
+            ("rope_fp16_16384x32x128", "tc", "bar", 0), ("rope_fp16_16384x32x128", "tr", "bar", 0),
+            ("rope_fp16_16384x32x128", "tc", "gload", 6), ("rope_fp16_16384x32x128", "tr", "gload", 6),
+            ("rope_fp16_16384x32x128", "tc", "sload", 0), ("rope_fp32_16384x32x128", "tc", "bar", 0),
+            ("dropout_fp32_2^28", "tc", "math:mul.lo", 106), ("dropout_fp32_2^28", "tr", "math:mul.lo", 106),
             ("dropout_fp32_2^28", "tc", "sass_regs", 40), ("dropout_fp32_2^28", "tr", "sass_regs", 32),
+            ("layer_norm_fwd_fp16_4096x8192", "tc", "sass_total", 462), ("layer_norm_fwd_fp16_4096x8192", "tr", "sass_total", 470),
+            ("layer_norm_fwd_fp16_4096x4096", "tc", "sass_total", 286), ("layer_norm_fwd_fp16_4096x4096", "tr", "sass_total", 284),
             ("rms_norm_fp16_4096x8192", "tc", "sass_regs", 40), ("rms_norm_fp16_4096x8192", "tr", "sass_regs", 32),
         ],
         """
-        Global memory is almost never the difference: in {n_same_global} of the {n_cases} specializations
-        (all but rotary, fp16 and fp32) both compilers issue the same global loads and stores (same count, width, predication), 128-bit wherever Triton's are,
-        with no spills on either side. The two kernels that run below Triton on the H200 each have one
-        concrete cause, confirmed by timing hand-edited variants of tritonc's own PTX on an H200
-        (method under each kernel):
+        Global memory is not the difference: in {n_same_global} of the {n_cases} specializations both
+        compilers issue the same global loads and stores (same count, width, predication), 128-bit
+        wherever Triton's are, with no spills on either side. The two kernels that ran below Triton on
+        the H200 in the earlier round each had one concrete cause, confirmed then by timing hand-edited
+        variants of tritonc's PTX; both are fixed, and the PTX now matches Triton's where it differed.
+        Ratios below are tritonc / Triton from one run of bench/gpu_bench.py on an H200 (2026-11-30,
+        bench/results-h200.json), in which every result is bitwise equal to Triton's except
+        cross-entropy (1.9e-6, see its reading):
 
-        1. **rotary (0.945×)**: tritonc loads the 64-element `cos`/`sin` rows one element per thread
-        and moves them into the broadcast layout through shared memory (2 × `st.shared` + 3
-        `bar.sync` + 4 × `ld.shared.v4`); Triton loads them directly in the broadcast layout (4 ×
-        `ld.global.v4.b32`, no shared memory, no barrier). In tritonc's SASS the `q` loads wait behind
-        the barriers, so each CTA waits for three dependent global round trips (cos, then sin, then q)
-        instead of one. tritonc's PTX with only those loads replaced by direct 128-bit loads runs at
-        **1.000×** Triton (bitwise equal results). Fix: layout assignment should give a load of fewer
-        elements than the CTA has threads its consumer's (slice) layout.
+        1. **rotary (was 0.945× at fp16 16384×32×128)**: tritonc loaded the 64-element `cos`/`sin`
+        rows one element per thread and moved them into the broadcast layout through shared memory
+        (3 `bar.sync`), so each CTA waited for three dependent global round trips (cos, sin, then q)
+        instead of one. Since commit 39d7a5a (ttgir), a small 1-D load (fewer elements than threads)
+        whose value is only converted to one other layout is loaded in that layout, as Triton's
+        rematerialization does: 6 × `ld.global.v4.b32`, no shared memory, no barrier, the same global
+        accesses as Triton. Now **1.010×** (fp16) and **0.992×** (fp32) at 16384 tokens. At 1024 tokens
+        fp32 is still **0.952×** (4096: 0.983×; fp16 1024: 1.065×); its PTX and SASS differ from
+        Triton's only in address arithmetic (see rotary fp32), an open lead.
 
-        2. **dropout (0.975×)**: the Philox code is the same except that tritonc multiplies each of
-        the 7 derived counters (`base | k`) by the round constant (7 more `mul.lo.s32`, i.e. `IMAD`
-        on the FMA pipe that the 130 `mul.hi` already load), where Triton's PTX has
-        `base·C + k·C` (7 `add.s32`). tritonc's PTX with only those 7 multiplies replaced by the adds
-        runs at **0.998×** Triton (bitwise equal). The difference comes from LLVM's code generator:
-        Debian's LLVM 22.1.8, given Triton's own optimized LLVM IR for this kernel, also emits the 7
-        extra multiplies; Triton's bundled LLVM (22.0.0git) distributes them. Fix: emit the
-        distributed form before LLVM where tritonc composes register coordinates (it survives LLVM
-        22.1.8's O3), or use an LLVM with that combine. tritonc's PTX also gets 40 registers against
-        Triton's 32 (48 against 64 warps per SM; ncu: 71 % against 97 % achieved occupancy), but that
-        is **not** the cost: a variant with 32 registers and 96 % occupancy ran slower (0.966×).
+        2. **dropout (was 0.975× at fp32 2^28)**: tritonc's PTX multiplied each of the 7 derived
+        Philox counters (`base | k`) by the round constant (113 `mul.lo.s32`) where Triton's has
+        `base·C + k·C` (106). Since commit 8f5b23e (crates/tritonc-codegen/src/lower/affine.rs), an
+        arange-derived ("register-affine") integer block multiplied by a constant is emitted as one
+        multiply plus per-register constant adds: 106 `mul.lo.s32`, as Triton. Now **0.998×** (fp32)
+        and **1.008×** (fp16) at 2^28. tritonc's fp32 cubin still has 40 registers against Triton's 32
+        (48 against 64 warps per SM); the earlier round measured that this is not a cost (a 32-register
+        variant ran slower).
 
-        Smaller findings: RMSNorm gets 40 registers against 32 (48 against 64 warps per SM) and
-        still runs at Triton's speed (measured again: 0.996–1.000×); tritonc's cross-warp reductions use fewer barriers and
-        shuffles than Triton's (each thread reads all warp partials with `ld.shared.v4`), harmless or
-        better; LayerNorm forward and backward evaluate `tl.where(mask, …)` masks once per element
-        where Triton evaluates once per 8 (33 `setp` against 4: +10 % SASS, harmless in a memory-bound
-        kernel); the int8 quantize kernel converts its loaded row through 8 KiB of shared memory
-        where Triton needs none; `tl.log` is `lg2.approx × ln 2` in tritonc and libdevice
-        `__nv_logf` in Triton (why the cross-entropy results differ by 1.9e-6); LayerNorm backward
-        contracts fewer `a*b+c` into `fma` than Triton (95 against 158), so its results are not
-        bitwise Triton's; the scan (cumsum) kernels use more registers (144/96 against 126/80) and
-        shuffle-xor instead of shuffle-up.
+        Since commit bf672df, an elementwise op is computed once per constant run of its result (axis
+        analysis constancy), as Triton's lowering deduplicates: LayerNorm forward's masks take 4–11
+        `setp` (were 19–35) and its SASS is no longer than Triton's except at fp16 4096 columns (286
+        against 284); LayerNorm forward now runs at 0.994–1.028×. fp32 rotary uses one predicate for
+        its q loads and stores, as Triton.
+
+        Smaller findings: RMSNorm gets 40 registers against 32 at 8192 columns (48 against 64 warps per
+        SM) and still runs at Triton's speed (0.995–1.003× over all sizes in this run); tritonc's
+        cross-warp reductions use fewer barriers and shuffles than Triton's (each thread reads all warp
+        partials with `ld.shared.v4`), harmless or better; LayerNorm backward (dx) still has more mask
+        compares than Triton and less fma contraction (see its reading), so its results are not bitwise
+        Triton's; the int8 quantize kernel converts its loaded row through 8 KiB of shared memory where
+        Triton needs none; `tl.log` is `lg2.approx × ln 2` in tritonc and libdevice `__nv_logf` in
+        Triton (why the cross-entropy results differ by 1.9e-6); the scan (cumsum) kernels use more
+        registers (144/96 against 126/80) and shuffle-xor instead of shuffle-up.
         """,
     ),
     "vector_add_fp32_2^28": (
@@ -433,7 +441,7 @@ READINGS: dict[str, tuple[list, str]] = {
         `IADD3` + `LEA` for the same index). The remaining differences are declarations: PTX 8.0 /
         `sm_90` / `.maxntid` against 8.7 / `sm_90a` / `.reqntid`, `.align 16` on the pointer
         parameters (Triton writes `.align 1`), and Triton's two extra scratch-pointer parameters. All
-        harmless; the H200 ratio is 0.999× (2^28) and 1.018× (2^16).
+        harmless; 1.001× (2^28) and 0.986× (2^16) on the H200.
         """,
     ),
     "vector_add_fp16_2^28": (
@@ -442,7 +450,7 @@ READINGS: dict[str, tuple[list, str]] = {
         """
         As for fp32: the same four 128-bit loads (eight halves each) and two 128-bit stores, packed
         `add.f16x2` work (4 `HADD2`), 26 registers and 42 SASS instructions on both sides. Parity on the
-        H200 (1.000×).
+        H200 (1.000× at 2^28).
         """,
     ),
     "softmax_fp16_4096x8192": (
@@ -456,7 +464,7 @@ READINGS: dict[str, tuple[list, str]] = {
         reads all eight partials with two `ld.shared.v4.b32` and finishes in registers (3 barriers, 10
         shuffles in all); Triton shuffles the partials again in a second round and broadcasts through
         shared memory (5 barriers, 16 shuffles). tritonc's form is shorter (515 against 525 SASS) and
-        on the H200 runs at 1.008×.
+        on the H200 runs at 1.012×.
         """,
     ),
     "softmax_fp32_4096x8192": (
@@ -465,7 +473,7 @@ READINGS: dict[str, tuple[list, str]] = {
         """
         As fp16: identical 8 + 8 × 128-bit global accesses, the same reduction difference (3 barriers
         and 10 shuffles against 5 and 16), two registers fewer (53 against 55; both give 32 warps per
-        SM). Harmless; 1.004× on the H200.
+        SM). Harmless; 1.001× on the H200.
         """,
     ),
     "softmax_fp16_32x1024": (
@@ -475,7 +483,7 @@ READINGS: dict[str, tuple[list, str]] = {
         One 128-bit load and store per thread on both sides; the same reduction difference as the
         large softmax (3 barriers / 10 shuffles against 5 / 14). The 32-row benchmark of this
         specialization is latency-bound, and the shorter reduction shows: 181 against 193 SASS
-        instructions, 1.071× on the H200.
+        instructions, 1.032× on the H200.
         """,
     ),
     "rms_norm_fp16_4096x8192": (
@@ -487,120 +495,94 @@ READINGS: dict[str, tuple[list, str]] = {
         One reduction over 16 warps: tritonc uses 1 barrier and 5 shuffles, then every thread reads
         the 16 partials with four `ld.shared.v4.b32` and adds them (11 more `FADD` than Triton);
         Triton uses 2 barriers and 9 shuffles. Registers: 40 against 32, so 3 CTAs (48 warps) per SM
-        against 4 (64 warps). That does not cost here: measured on one H200 like rotary and dropout
+        against 4 (64 warps). That does not cost here: measured in the earlier round on one H200, like rotary and dropout
         (median of 100 rounds, two runs, bitwise equal results), Triton 37.4 µs, tritonc 37.4–37.5 µs
         (0.996–1.000×), and tritonc's PTX forced to 32 registers (`.minnctapersm 4`, which adds a
-        4-byte spill) 38.1–38.2 µs (0.98×). The 0.995× in docs/benchmarks.md is run-to-run spread.
+        4-byte spill) 38.1–38.2 µs (0.98×). The 2026-11-30 run of bench/gpu_bench.py: 1.000×.
         """,
     ),
     "layer_norm_fwd_fp16_4096x8192": (
-        [("layer_norm_fwd_fp16_4096x8192", "tc", "sass_total", 520), ("layer_norm_fwd_fp16_4096x8192", "tr", "sass_total", 470),
+        [("layer_norm_fwd_fp16_4096x8192", "tc", "sass_total", 462), ("layer_norm_fwd_fp16_4096x8192", "tr", "sass_total", 470),
+         ("layer_norm_fwd_fp16_4096x8192", "tc", "sass_regs", 60), ("layer_norm_fwd_fp16_4096x8192", "tr", "sass_regs", 63),
          ("layer_norm_fwd_fp16_4096x8192", "tc", "bar", 3), ("layer_norm_fwd_fp16_4096x8192", "tc", "math:div.full", 3)],
         """
         Global accesses identical (12 × 128-bit loads of x, w, b; 4 × 128-bit stores of y; the two
-        scalar stores). Reductions as in softmax (3 barriers / 10 shuffles against 5 / 16). tritonc has
-        10 % more SASS (520 against 470), nearly all integer: `centered = tl.where(mask, x - mean, 0)`
-        compares every element's column with `n_cols` (33 `setp.lt.s32` and 33 `or.b32` in PTX; 34
-        `ISETP`, 27 `LOP3`, 13 `IADD3` in SASS) where Triton, knowing each thread's 8 contiguous
-        columns start at a multiple of 8 and `n_cols` is a multiple of 16, compares once per 8 (4
-        `setp`). Harmless here (0.996×, memory-bound), but the same per-element mask evaluation
-        appears wherever a mask feeds `tl.where` (see LayerNorm backward). tritonc uses
-        `sqrt.approx.f32`, Triton `sqrt.approx.ftz.f32` (they differ only for subnormal inputs).
+        scalar stores). Reductions as in softmax (3 barriers / 10 shuffles against 5 / 16). The mask
+        `cols < n_cols` is now evaluated once per run of 8 contiguous columns (each thread's columns
+        start at a multiple of 8 and `n_cols` is a multiple of 16), as in Triton: 5 `setp.lt.s32`
+        against Triton's 4 (it was 33 before commit bf672df). The one extra compare is the first run's,
+        evaluated twice: once for the loads and once more, from the `cvt.u32.u64` of its 64-bit
+        column, for `tl.where`. tritonc's SASS is now shorter (462 against 470; `ISETP` 5 against 9,
+        `LOP3` 6 against 10, `FADD` 87 against 79) with 60 against 63 registers (32
+        warps per SM on both sides); 1.011× on the H200. tritonc uses `sqrt.approx.f32`, Triton
+        `sqrt.approx.ftz.f32` (they differ only for subnormal inputs).
         """,
     ),
     "dropout_fp32_2^28": (
         [("dropout_fp32_2^28", "tc", "sass_regs", 40), ("dropout_fp32_2^28", "tr", "sass_regs", 32),
          ("dropout_fp32_2^28", "tc", "regs", 40), ("dropout_fp32_2^28", "tr", "regs", 32),
-         ("dropout_fp32_2^28", "tc", "math:mul.lo", 113), ("dropout_fp32_2^28", "tr", "math:mul.lo", 106),
-         ("dropout_fp32_2^28", "tc", "math:mul.hi", 130), ("dropout_fp32_2^28", "tc", "gload", 2)],
+         ("dropout_fp32_2^28", "tc", "math:mul.lo", 106), ("dropout_fp32_2^28", "tr", "math:mul.lo", 106),
+         ("dropout_fp32_2^28", "tc", "math:mul.hi", 130), ("dropout_fp32_2^28", "tc", "gload", 2),
+         ("dropout_fp32_2^28", "tc", "sass_total", 495), ("dropout_fp32_2^28", "tr", "sass_total", 502)],
         """
         Memory is identical: per thread two predicated 128-bit loads and two 128-bit stores, the same
         64-bit address arithmetic (one `mul.wide.s32`, four `add.s64`), no shared memory. The Philox
-        code is the same too (130 `mul.hi.u32`, the same 10 rounds over 8 counters, the same
-        `cvt.rn.f32.s32` and scale to [0, 1), `div.full` for `1 / (1 - p)`, `selp` for the drop),
-        with two differences.
+        code is now the same instruction for instruction in kind and count (130 `mul.hi.u32`, 106
+        `mul.lo.s32`, the same 10 rounds over 8 counters, the same `cvt.rn.f32.s32` and scale to
+        [0, 1), `div.full` for `1 / (1 - p)`, 8 `selp` for the drop, which tritonc writes as
+        `selp.f32` and Triton as `selp.b32`); the PTX opcode counts differ only in `mov` forms and one
+        `and.b32`.
 
-        (a) **Counter multiplies: the cost.** Each thread's 8 counters are `base | k` with k = 0–3 and
-        512–515, and each round multiplies them by 0xD2511F53. Triton's PTX computes `mul.lo(base)`
-        once and the other seven as `add.s32 base·C, k·C`; tritonc's multiplies all eight (113
-        `mul.lo.s32` against 106; SASS `IMAD` 244 against 233). `IMAD` issues to the FMA pipe, which
-        the Philox `mul.hi` (`IMAD.HI`, about 128 per thread) already keeps busy; of the stall reasons
-        sampled with ncu, math-pipe throttle is the largest on both sides. The cause is the LLVM code
-        generator, not tritonc's IR: Triton's own optimized LLVM IR (`asm["llir"]`) also has eight
-        `mul i32 (or disjoint base, k), C`, and Debian's LLVM 22.1.8 `llc -mcpu=sm_90a -mattr=+ptx87
-        -O3` (with or without `-nvptx-mad-wide-opt`) turns that very IR into PTX with 113 `mul.lo.s32`,
-        exactly tritonc's count; only Triton's bundled LLVM (22.0.0git) distributes the multiply over
-        the disjoint `or`. Marking tritonc's `or` as disjoint, emitting `add nuw nsw` instead, or masking
-        the thread id as Triton does (`and 508`) changes nothing with LLVM 22.1.8 (checked on a reduced kernel through `opt -O3` +
-        `llc`); the distributed form `mul.lo(base, C) + k·C`, if emitted before LLVM, survives its
-        O3 pipeline. So a fix in tritonc means emitting that form itself where it builds a register's
-        coordinate (`coord` in crates/tritonc-codegen/src/lower/function.rs, which composes `thread
-        offset | register offset` and knows the bits are disjoint) and a later multiply by a constant
-        meets it; or an LLVM with the combine.
+        (a) **Counter multiplies: fixed.** Each thread's 8 counters are `base | k` with k = 0–3 and
+        512–515, and each round multiplies them by 0xD2511F53. tritonc used to multiply all eight (113
+        `mul.lo.s32`; Debian's LLVM 22.1.8 does not distribute the multiply over the disjoint `or`,
+        as Triton's bundled LLVM does). Since commit 8f5b23e tritonc emits the distributed form itself
+        (crates/tritonc-codegen/src/lower/affine.rs: an arange-derived integer block times a constant
+        becomes one multiply plus per-register constant adds), which LLVM keeps. In the earlier round,
+        tritonc's PTX with exactly this change hand-applied ran at 0.998× Triton on an H200 (809
+        against 807 µs); the compiler's own output now runs at **0.998×** (fp32 2^28, bench/gpu_bench.py,
+        2026-11-30; 2^20: 1.004×, 2^24: 0.997×).
 
-        (b) **Registers: not the cost.** ptxas 13.5 gives tritonc's PTX 40 registers and Triton's 32
-        (Triton's ptxas 12.8 likewise): 12 against 16 resident CTAs per SM, 71 % against 97 % achieved
-        occupancy (ncu). In Triton's SASS the seed is read with `ULDC` and the round keys (`seed +
-        i·0x9E3779B9`, `hi + i·0xBB67AE85`) live in uniform registers (16 `UIADD3`); in tritonc's the
-        seed is read with `LDC` and every thread computes the keys (16 `IADD3`). Changing `.maxntid` to
-        `.reqntid`, `sm_90` to `sm_90a`, the parameter alignment, removing debug info, or (a) leaves 40
-        registers; moving the 16 key additions up to the seed's load gives 32 registers and uniform
-        keys, as does moving the two `x` loads below the Philox code: ptxas's heuristics, sensitive
-        to instruction order.
-
-        Measured on one H200 (driver 580.159.04) with a CuPy launcher and bench/gpu_bench.py's method
-        (256 MiB written before each launch, CUDA events, variants alternated, median of 100 rounds,
-        two runs agreeing to 0.1 µs), 2^28 elements, every variant bitwise equal to Triton's output:
-        Triton's cubin 807 µs; tritonc's bundle cubin 828 µs (**0.975×**); tritonc's PTX with the 7
-        multiplies replaced by Triton's adds 809 µs (**0.998×**, still 40 registers); with the keys
-        moved up instead (32 registers, 96 % occupancy) 836 µs (0.966×); with both 818 µs (0.987×).
-        So (a) explains the whole gap, and raising occupancy by itself makes this ALU-bound kernel
-        slightly slower.
+        (b) **Registers: still different, not the cost.** ptxas 13.5 gives tritonc's PTX 40 registers
+        and Triton's 32 (Triton's cubin, from its ptxas 12.8, also 32): 12 against 16 resident CTAs per SM. In Triton's
+        SASS the round keys (`seed + i·0x9E3779B9`, `hi + i·0xBB67AE85`) live in uniform registers (16
+        `UIADD3`); in tritonc's every thread computes them (`IADD3` 23 against 14, no `UIADD3`), and
+        tritonc's SASS has 7 more `LOP3` while Triton's has 8 `SEL` and 9 `MOV`. In the earlier round,
+        moving the 16 key additions up to the seed's load in tritonc's PTX gave 32 registers and
+        uniform keys, as did moving the two `x` loads below the Philox code (ptxas's heuristics,
+        sensitive to instruction order); that 32-register variant ran slower, both alone (0.966×) and
+        combined with the multiply change (0.987×, against 0.998× with 40 registers), so the register
+        difference is left as it is.
         """,
     ),
     "rope_fp16_16384x32x128": (
-        [("rope_fp16_16384x32x128", "tc", "bar", 3), ("rope_fp16_16384x32x128", "tr", "bar", 0),
-         ("rope_fp16_16384x32x128", "tc", "gload", 4), ("rope_fp16_16384x32x128", "tr", "gload", 6),
-         ("rope_fp16_16384x32x128", "tc", "sload", 4), ("rope_fp16_16384x32x128", "tc", "sass_regs", 36)],
+        [("rope_fp16_16384x32x128", "tc", "bar", 0), ("rope_fp16_16384x32x128", "tr", "bar", 0),
+         ("rope_fp16_16384x32x128", "tc", "gload", 6), ("rope_fp16_16384x32x128", "tr", "gload", 6),
+         ("rope_fp16_16384x32x128", "tc", "sload", 0), ("rope_fp16_16384x32x128", "tc", "sass_regs", 40),
+         ("rope_fp16_16384x32x128", "tr", "sass_regs", 40), ("rope_fp16_16384x32x128", "tc", "sass_total", 107),
+         ("rope_fp16_16384x32x128", "tr", "sass_total", 116)],
         """
-        The q loads, the out stores and the math (24 `fma.rn.f32`, 8 `mul.f32`, 24 conversions) are
-        the same on both sides. The difference is how `cos` and `sin` (64 fp32 each, one row per
-        token, broadcast over 16 heads) reach the registers:
+        Global accesses are now the same as Triton's: each thread loads the 8 contiguous `cos` and 8
+        `sin` values its columns need directly (2 + 2 unpredicated `ld.global.v4.b32`), beside the two
+        predicated q loads; no shared memory, no barrier. In the SASS both issue the 6 `LDG.E.128` in
+        the same order (the two q loads first, then cos and sin) and the 2 `STG.E.128` at the end; the
+        16 rows of threads (heads) of a CTA read the same 256 bytes of cos/sin. The math (24 `fma.rn.f32`,
+        8 `mul.f32`, 24 conversions) is the same; registers are 40 on both sides (48 warps per SM).
+        The remaining PTX difference is address arithmetic: tritonc forms each 64-bit address as
+        `mul.wide.s32` + `add.s64` (5 `mul.wide.s32`, 12 `add.s64`), Triton with `mad.wide.s32` (4
+        `mad.wide.s32`, 1 `mul.wide.s32`, 10 `add.s64`); tritonc's SASS is shorter (107 against 116).
 
-        - Triton: each thread loads the 8 contiguous values it needs for its 8 columns directly, 2 ×
-        `ld.global.v4.b32` for cos and 2 for sin, unpredicated, issued back to back with the two
-        predicated q loads (6 × `LDG.E.128` in a row in the SASS). The 16 rows of threads that read the
-        same 256 bytes hit L1. No shared memory, no barrier.
-
-        - tritonc: cos is loaded one element per thread (`ld.global.b32`, 128 threads for 64 elements,
-        a 1-D blocked layout), stored to shared memory, then after `bar.sync` read back as 2 ×
-        `ld.shared.v4.b32` in the broadcast layout; then the same for sin (another `bar.sync` before
-        the store and one after). tritonc's TTGIR shows it: the loads are in `#blocked1`
-        (`sizePerThread = [1]`), followed by `ttg.convert_layout` to `#ttg.slice<{dim = 0, parent =
-        #blocked}>`.
-
-        The cost is latency, not bytes. In tritonc's SASS the order is `LDG cos` → `STS` → `BAR` →
-        `LDG sin` → `LDS` ×2 → `BAR` → `STS` → `BAR` → `LDG q` ×2 — ptxas does not move the q loads
-        above the barriers, so every CTA waits for three dependent global round trips (cos, sin, q)
-        before it can store, where Triton's CTA waits for one. Each CTA moves only 8 KiB (16 heads ×
-        128 × fp16 in and out), so this serial latency is a large part of its life, and 48 resident
-        warps per SM (the same on both sides) do not hide it fully: 0.945× on the H200. Triton avoids
-        the conversion because its layout clean-up treats a load with fewer elements than threads
-        (64 < 128) as cheap to repeat and rematerializes it, address computation included, in the
-        layout its user needs. The fix to try in tritonc's layout assignment: when a load of fewer
-        elements than the CTA has threads only feeds an `expand_dims`/broadcast (or a
-        `convert_layout`), give the load (and its pointer arithmetic, which is `make_range` + splat)
-        the consumer's slice layout instead of converting afterwards. Expected result: 6 ×
-        `LDG.E.128`, 0 barriers, 0 bytes shared — this report shows it. (tritonc has 36 registers
-        against Triton's 40; both allow 12 CTAs per SM, so that difference does not matter.)
-
-        Measured on one H200 (driver 580.159.04) with a CuPy launcher and bench/gpu_bench.py's method
-        (256 MiB written before each launch, CUDA events, variants alternated, median of 100 rounds,
-        two runs), 16384 tokens × 32 heads × 128, every variant bitwise equal to Triton's output:
-        Triton's cubin 74.7–75.2 µs; tritonc's bundle cubin 79.4–79.6 µs (**0.941–0.945×**); tritonc's
-        PTX with only the cos/sin path replaced (the two `ld.global.b32`, the shared stores, the three
-        barriers and the four `ld.shared.v4` become four `ld.global.v4.b32` from the row; 40
-        registers) 74.8–75.2 µs (**0.998–1.000×**). The layout conversion is the whole gap.
+        Before commit 39d7a5a tritonc loaded cos and sin one element per thread (a 1-D
+        `sizePerThread = [1]` layout, 128 threads for 64 elements) and converted them to the broadcast
+        layout through shared memory (2 `st.shared`, 4 `ld.shared.v4`, 3 `bar.sync`); in its SASS the
+        q loads waited behind the barriers, so each CTA waited for three dependent global round trips.
+        In the earlier round, timed on an H200 with a CuPy launcher and bench/gpu_bench.py's method
+        (median of 100 rounds, two runs, bitwise equal outputs), that bundle ran at 0.941–0.945× Triton,
+        and tritonc's PTX with only the cos/sin path replaced by the direct 128-bit loads at
+        0.998–1.000×. The ttgir change now loads a small 1-D tensor (fewer elements than threads)
+        whose only use is one layout conversion directly in the converted-to layout, as Triton's
+        rematerialization does. The compiler's own output now runs at **1.010×** at 16384 tokens
+        (4096: 1.029×, 1024: 1.065×; bench/gpu_bench.py, 2026-11-30).
         """,
     ),
     "cross_entropy_bf16_4096x32768": (
@@ -614,7 +596,7 @@ READINGS: dict[str, tuple[list, str]] = {
         `lg2.approx.f32` × ln 2 in tritonc (docs/numerics.md, 3 ulp) but libdevice's `__nv_logf` in
         Triton (the 12 `fma.rn.ftz.f32` of its polynomial, 1 ulp). This is why the H200 run found the
         cross-entropy results equal to Triton's only to 1.9e-6 while every other kernel was bitwise
-        equal. It runs once per row, so it costs nothing (1.015×); for bitwise parity fp32 `tl.log`
+        equal. It runs once per row, so it costs nothing (1.018×); for bitwise parity fp32 `tl.log`
         would have to call `__nv_logf` as Triton does.
         """,
     ),
@@ -706,64 +688,90 @@ READINGS: dict[str, tuple[list, str]] = {
     ),
     "layer_norm_fwd_fp16_4096x1024": (
         [("layer_norm_fwd_fp16_4096x1024", s, m, v) for s, m, v in
-         (("tc", "sass_total", 203), ("tr", "sass_total", 189), ("tc", "bar", 3))],
+         (("tc", "sass_total", 188), ("tr", "sass_total", 189), ("tc", "sass_regs", 32), ("tc", "bar", 3))],
         """
-        As the 8192-column case: identical global accesses, the lighter reductions, and the
-        per-element `tl.where` mask (9 `setp.lt.s32` against 1 in PTX), which makes tritonc's SASS 7 %
-        longer (203 against 189). Same registers (32). Harmless for a memory-bound kernel.
+        As the 8192-column case: identical global accesses, the lighter reductions, and the mask
+        compared once per run of 8 columns (2 `setp.lt.s32` against 1 in PTX: the first run's compare
+        is repeated for `tl.where`; 9 before commit bf672df). SASS 188 against 189, same registers
+        (32); 1.026× on the H200.
         """,
     ),
     "layer_norm_fwd_fp16_4096x4096": (
         [("layer_norm_fwd_fp16_4096x4096", s, m, v) for s, m, v in
-         (("tc", "sass_total", 314), ("tr", "sass_total", 284), ("tc", "sass_regs", 40))],
+         (("tc", "sass_total", 286), ("tr", "sass_total", 284), ("tc", "sass_regs", 40), ("tr", "sass_regs", 40))],
         """
-        Same as the other LayerNorm forward cases: identical global accesses, per-element mask compares
-        (SASS 314 against 284, +11 %), same registers (40). Harmless for a memory-bound kernel.
+        As the other LayerNorm forward cases: identical global accesses, the lighter reductions, the
+        mask compared once per run of 8 columns (3 `setp.lt.s32` against 2; the first run's compare is
+        repeated for `tl.where`). SASS 286 against 284, the only LayerNorm forward case where tritonc's
+        is still longer (by 2: 8 more `FADD`, 6 `IADD3` against none, 4 fewer `IMAD`, 3 fewer `LOP3`),
+        same registers (40); 0.994× on the H200 (it was 0.982× before commit bf672df).
         """,
     ),
     "layer_norm_fwd_fp32_4096x1024": (
         [("layer_norm_fwd_fp32_4096x1024", s, m, v) for s, m, v in
-         (("tc", "sass_total", 184), ("tr", "sass_total", 176), ("tc", "sass_regs", 32))],
+         (("tc", "sass_total", 172), ("tr", "sass_total", 176), ("tc", "sass_regs", 32))],
         """
-        Same pattern in fp32: identical global accesses, per-element mask compares (SASS 184 against
-        176), same registers (32). Harmless.
+        Same pattern in fp32: identical global accesses, the mask compared once per run of 4 columns
+        (3 `setp.lt.s32` against 2; the first run's compare is repeated for `tl.where`), SASS 172
+        against 176, same registers (32); 1.028× on the H200.
         """,
     ),
     "layer_norm_fwd_fp32_4096x4096": (
         [("layer_norm_fwd_fp32_4096x4096", s, m, v) for s, m, v in
-         (("tc", "sass_total", 280), ("tr", "sass_total", 263), ("tc", "sass_regs", 42), ("tr", "sass_regs", 48))],
+         (("tc", "sass_total", 254), ("tr", "sass_total", 263), ("tc", "sass_regs", 44), ("tr", "sass_regs", 48))],
         """
-        Same pattern: identical global accesses, per-element mask compares (SASS 280 against 263);
-        tritonc needs fewer registers (42 against 48; both give 40 warps per SM). Harmless.
+        Same pattern: identical global accesses, the mask compared once per run of 4 columns (5
+        `setp.lt.s32` against 4), SASS 254 against 263; tritonc needs fewer registers (44 against 48;
+        both give 40 warps per SM). 1.018× on the H200.
         """,
     ),
     "layer_norm_fwd_fp32_4096x8192": (
         [("layer_norm_fwd_fp32_4096x8192", s, m, v) for s, m, v in
-         (("tc", "sass_total", 465), ("tr", "sass_total", 431), ("tc", "sass_regs", 72), ("tr", "sass_regs", 70))],
+         (("tc", "sass_total", 419), ("tr", "sass_total", 431), ("tc", "sass_regs", 71), ("tr", "sass_regs", 70))],
         """
-        Same pattern: identical global accesses (24 × 128-bit loads), per-element mask compares (33
-        `setp.lt.s32` against 8; SASS 465 against 431), 72 against 70 registers (24 warps per SM on
-        both sides). Harmless for a memory-bound kernel.
+        Same pattern: identical global accesses (24 × 128-bit loads), the mask compared once per run of
+        4 columns (9 `setp.lt.s32` against 8; 33 before commit bf672df), SASS 419 against 431, 71
+        against 70 registers (24 warps per SM on both sides). 1.004× on the H200.
         """,
     ),
     "dropout_fp16_2^28": (
         [("dropout_fp16_2^28", s, m, v) for s, m, v in
-         (("tc", "math:mul.lo", 113), ("tr", "math:mul.lo", 106), ("tc", "sass_regs", 31), ("tr", "sass_regs", 32))],
+         (("tc", "math:mul.lo", 106), ("tr", "math:mul.lo", 106), ("tc", "sass_regs", 31), ("tr", "sass_regs", 32),
+          ("tc", "sass_total", 511), ("tr", "sass_total", 511))],
         """
-        The fp16 variant has the same Philox code and the **same 7 extra `mul.lo.s32`** (113 against
-        106) as fp32, so it should show the same gap (not measured); the fix under fp32 applies. Here
-        tritonc has the lower register count (31 against 32), which confirms that registers were not
-        dropout's problem. One 128-bit load and store per thread on both sides.
+        The fp16 variant has the same Philox code as fp32 and, since commit 8f5b23e, the same 106
+        `mul.lo.s32` as Triton (113 before). One 128-bit load and store per thread on both sides, 511
+        SASS instructions on both, and tritonc has the lower register count (31 against 32; 64 warps
+        per SM on both). 1.008× on the H200 at 2^28 (2^20: 0.987×, 2^24: 1.004×).
         """,
     ),
     "rope_fp32_16384x32x128": (
         [("rope_fp32_16384x32x128", s, m, v) for s, m, v in
-         (("tc", "bar", 3), ("tr", "bar", 0), ("tc", "gload_bytes", 72), ("tr", "gload_bytes", 96))],
+         (("tc", "bar", 0), ("tr", "bar", 0), ("tc", "gload_bytes", 96), ("tr", "gload_bytes", 96),
+          ("tc", "math:mul.lo", 7), ("tr", "math:mul.lo", 5), ("tc", "sass_regs", 34), ("tr", "sass_regs", 38),
+          ("tc", "sass_total", 99), ("tr", "sass_total", 105))],
         """
-        The same layout conversion as fp16: tritonc loads `cos` and `sin` one fp32 per thread
-        (`ld.global.b32`) and redistributes them through shared memory with 3 barriers; Triton loads
-        each thread's 4 values directly (`ld.global.v4.b32`, no barrier). The q loads and out stores
-        are identical (4 + 4 × 128-bit per thread). Expect the same gap as fp16 and the same fix.
+        As fp16 since commit 39d7a5a: `cos` and `sin` are loaded directly, 4 fp32 per thread (2
+        unpredicated `ld.global.v4.b32`), beside 4 predicated 128-bit q loads and 4 128-bit stores per
+        thread; no shared memory, no barrier. Since commit bf672df all q loads and stores use one
+        predicate (`row < n_rows`), as Triton's. In the SASS the 6 `LDG.E.128` and 4 `STG.E.128` come
+        in the same order on both sides, with the same predication and the same branch around the
+        stores; registers 34 against 38 (48 warps per SM on both). H200: 0.992× at 16384 tokens,
+        0.983× at 4096, **0.952× at 1024** (13.6 against 14.3 µs; one run of bench/gpu_bench.py,
+        2026-11-30).
+
+        What still differs is address arithmetic only. (1) Each thread handles rows `row` and
+        `row + 8` of q and out (`row | 8` in tritonc's PTX): tritonc multiplies the row stride by both
+        (`mul.lo.s32` 7 against 5; SASS `IMAD` of the stride twice), Triton multiplies once and adds
+        `stride << 3` (`shl` + `add.s32`; SASS `LEA`). (2) tritonc forms each 64-bit address as
+        `mul.wide.s32 x, 4` + `add.s64` (7 `mul.wide.s32`, 18 `add.s64`), Triton with `mad.wide.s32`
+        (6, plus 1 `mul.wide.s32` and 12 `add.s64`); in the SASS tritonc's become `IMAD.WIDE`
+        (`IMAD` 21, no `LEA`) and Triton's `LEA` / `LEA.HI.X.SX32` pairs (`LEA` 14, `IMAD` 13). tritonc's SASS is shorter (99 against 105). Nothing shown here
+        explains the 1024-token ratio: the kernel is the same code at every size, and at 1024 tokens
+        (2048 CTAs, about 1.3 waves at 12 CTAs per SM on 132 SMs) each launch lasts about 14 µs.
+        Open lead: time tritonc's PTX with Triton's address arithmetic (`LEA` form, one stride
+        multiply) hand-applied, and compare ncu's issue-stall breakdown at 1024 tokens, before
+        changing anything.
         """,
     ),
     "cross_entropy_fp32_4096x32768": (
@@ -1064,8 +1072,10 @@ def main() -> int:
         "and the 64-warp / 32-CTA limits.",
         "- A `≠` after a row's label marks rows where the two sides differ.",
         "- The readings of dropout, rotary and RMSNorm quote GPU timings of the two compilers' cubins and "
-        "of hand-edited variants of tritonc's PTX, measured once on an H200 (2026-11-30); this script does not "
-        "re-measure them, it only flags a reading whose PTX facts no longer hold.",
+        "of hand-edited variants of tritonc's PTX, measured once on an H200 in an earlier round (before the "
+        "fixes they describe), and tritonc / Triton ratios from one later run of bench/gpu_bench.py on an H200 "
+        "(2026-11-30, bench/results-h200.json); this script does not re-measure either, it only flags a "
+        "reading whose PTX facts no longer hold.",
         "",
         "Throughput on an H200 for the benchmarked cases is in docs/benchmarks.md.",
         "",
