@@ -3,54 +3,22 @@
 //! barrier after a block condition. The expected strings are the ones Triton 3.6's PTX
 //! passes for the same source (`triton.compile(..., options={"debug": True})`).
 
-use tritonc_codegen::{compile_to_ptx, CompileOptions, CompiledKernel, NvptxTarget, Ptxas};
-use tritonc_diagnostics::{FileId, SourceMap, Span};
-use tritonc_sema::spec::{bind_signature, parse_signature};
+use tritonc_codegen::{CompiledKernel, Ptxas};
 use tritonc_sema::LaunchOptions;
 
+use crate::from_source::compile_source_with;
 use crate::reference_kernels::{golden_path, workspace_root};
 
 const GATHER_SIG: &str = "*fp32:16, *i32:16, *fp32:16, i32, i32, 128";
 
 /// Compiles `kernel` of `src` (registered as `name`) in debug mode or not.
 fn compile(name: &str, src: &str, kernel: &str, sig: &str, debug: bool, sm: u32) -> CompiledKernel {
-    let mut sources = SourceMap::new();
-    let file = sources.add(name.to_string(), src.to_string());
-    let parsed = tritonc_syntax::parse_module(file, src);
-    assert!(!parsed.has_errors(), "{name} parses");
-    let scope = tritonc_sema::ModuleScope::from_module(&parsed.module);
-    let def = scope
-        .functions
-        .get(kernel)
-        .expect("the kernel exists")
-        .clone();
-    let sig_file = FileId(1);
-    let items = parse_signature(sig, sig_file).expect("the signature parses");
-    let options = LaunchOptions {
+    let launch = LaunchOptions {
         debug,
         ..LaunchOptions::default()
     };
-    let spec = bind_signature(
-        &def,
-        &items,
-        &[],
-        options,
-        Span::new(sig_file, 0, sig.len() as u32),
-    )
-    .expect("the signature binds");
-    let lowered = tritonc_sema::lower_kernel_in(&scope, kernel, &spec)
-        .unwrap_or_else(|d| panic!("sema: {}", d[0].message));
-    let func = lowered
-        .module
-        .function(kernel)
-        .expect("the kernel is lowered");
-    compile_to_ptx(
-        func,
-        &sources,
-        &NvptxTarget::new(sm),
-        &CompileOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{kernel} compiles: {e}"))
+    compile_source_with(name, src, kernel, sig, launch, sm)
+        .unwrap_or_else(|e| panic!("{kernel} compiles: {e}"))
 }
 
 fn gather(debug: bool, sm: u32) -> (String, CompiledKernel) {

@@ -43,7 +43,24 @@ pub fn compile_source(
     num_warps: u32,
     sm: u32,
 ) -> Result<CompiledKernel, String> {
+    let launch = LaunchOptions {
+        num_warps,
+        ..LaunchOptions::default()
+    };
+    compile_source_with(name, src, kernel, sig, launch, sm)
+}
+
+/// [`compile_source`] with every launch option (`num_warps`, `debug`, …) given.
+pub fn compile_source_with(
+    name: &str,
+    src: &str,
+    kernel: &str,
+    sig: &str,
+    launch: LaunchOptions,
+    sm: u32,
+) -> Result<CompiledKernel, String> {
     let file = name;
+    let num_warps = launch.num_warps;
     let mut sources = SourceMap::new();
     let file_id = sources.add(name.to_string(), src.to_string());
     assert_eq!(file_id, FileId(0));
@@ -57,15 +74,11 @@ pub fn compile_source(
         .clone();
     let sig_file = FileId(1);
     let items = parse_signature(sig, sig_file).expect("the signature parses");
-    let options = LaunchOptions {
-        num_warps,
-        ..LaunchOptions::default()
-    };
     let spec = bind_signature(
         &def,
         &items,
         &[],
-        options,
+        launch,
         Span::new(sig_file, 0, sig.len() as u32),
     )
     .expect("the signature binds");
