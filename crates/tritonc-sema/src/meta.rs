@@ -218,8 +218,10 @@ pub fn specialize_from_annotations(
             };
         }
         d = d.with_help(format!(
-            "add `--signature \"{}\"` (adjust the dtypes, hints and values)",
-            template.join(", ")
+            "add `--signature \"{}\"` (adjust the dtypes, hints and values), or put it in \
+             the project configuration as `[tool.tritonc.kernels.{}] signature = \"…\"`",
+            template.join(", "),
+            kernel.name
         ));
         if !meta.is_empty() {
             d = d.with_note(format!(

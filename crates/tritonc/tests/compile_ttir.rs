@@ -185,6 +185,77 @@ fn without_a_signature_unknown_types_are_listed() {
     insta::assert_snapshot!("ttir_signature_required", out.transcript());
 }
 
+/// A directory holding `examples/softmax.py` and the given `pyproject.toml`.
+fn project_with_config(name: &str, pyproject: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tritonc-config-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::copy(
+        repo_root().join("examples/softmax.py"),
+        dir.join("softmax.py"),
+    )
+    .expect("example copied");
+    std::fs::write(dir.join("pyproject.toml"), pyproject).expect("config written");
+    dir
+}
+
+#[test]
+fn without_a_signature_the_project_configuration_specializes() {
+    let dir = project_with_config(
+        "ok",
+        "[tool.tritonc.kernels.softmax_kernel]\nsignature = \"*fp16:16, *fp16:16, i32, i32, i32, 256\"\n",
+    );
+    let out = tritonc_in(&dir, &["compile", "softmax.py", "--emit", "ttir"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let header = func_header(&out.stdout);
+    assert!(
+        header.contains("%arg0: !tt.ptr<f16> {tt.divisibility = 16 : i32}"),
+        "{header}"
+    );
+    assert!(out.stdout.contains("end = 256 : i32"), "{}", out.stdout);
+    // `--signature` wins over the configuration.
+    let out = tritonc_in(
+        &dir,
+        &[
+            "compile",
+            "softmax.py",
+            "--signature",
+            "*fp32, *fp32, i32, i32, i32, 64",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(func_header(&out.stdout).contains("%arg0: !tt.ptr<f32>,"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_configured_signature_points_into_the_configuration() {
+    let dir = project_with_config(
+        "short",
+        "[tool.tritonc.kernels.softmax_kernel]\nsignature = \"*fp16, *fp16, i32\"\n",
+    );
+    let out = tritonc_in(&dir, &["compile", "softmax.py", "--emit", "ttir"]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("E0401"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("pyproject.toml [kernels.softmax_kernel] signature"),
+        "{}",
+        out.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir = project_with_config("broken", "[tool.tritonc.kernels.softmax_kernel\n");
+    let out = tritonc_in(&dir, &["compile", "softmax.py", "--emit", "ttir"]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(
+        out.stderr.contains("E0503") && out.stderr.contains("cannot read the configuration"),
+        "{}",
+        out.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn autotune_configs_give_one_variant_each() {
     let out = tritonc_in(

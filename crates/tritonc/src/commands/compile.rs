@@ -138,7 +138,7 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
                 return Exit::InputError;
             }
         };
-        let bound = match specialize(&kernel.summary, &request, &mut sources) {
+        let bound = match specialize(path, &kernel.summary, &request, &mut sources) {
             Ok(bound) => bound,
             Err(diagnostics) => {
                 out.diagnostics(Stream::Stderr, &diagnostics, &sources);
@@ -286,22 +286,54 @@ pub(crate) fn triton_debug_env() -> bool {
     })
 }
 
-/// Parses `--signature` (registered in `sources` as the file `<--signature>`, so its
-/// errors point into it) and binds it to the kernel's parameters. Parameters that autotune
+/// Parses the signature and binds it to the kernel's parameters: `--signature`, else the
+/// kernel's `signature` in the project configuration closest to `path` (the
+/// `[tool.tritonc.kernels.NAME]` table lint reads), else none (annotations and autotune
+/// configs decide). The text is registered in `sources` (as `<--signature>`, or as the
+/// configuration's path and key) so its errors point into it. Parameters that autotune
 /// configs or heuristics fill take no item unless the signature lists every parameter.
 fn specialize(
+    path: &Path,
     kernel: &KernelSummary,
     request: &CompileRequest,
     sources: &mut SourceMap,
 ) -> Result<Option<BoundKernel>, Vec<Diagnostic>> {
-    let Some(text) = request.signature.as_deref() else {
-        return Ok(None);
+    let (name, text) = match request.signature.as_deref() {
+        Some(text) => ("<--signature>".to_string(), text.to_string()),
+        None => match configured_signature(path, &kernel.name)? {
+            Some(found) => found,
+            None => return Ok(None),
+        },
     };
-    let file = sources.add("<--signature>", text.to_string());
+    let text = text.as_str();
+    let file = sources.add(name, text.to_string());
     let items = tritonc_sema::spec::parse_signature(text, file)?;
     let span = Span::new(file, 0, text.len() as u32);
     let options = launch_options(request, &kernel.kernel);
     meta::bind_kernel_signature(&kernel.kernel, &items, options, span).map(Some)
+}
+
+/// The signature the project configuration closest to `path` gives `kernel`, with the
+/// name its text is registered under (`CONFIG [kernels.KERNEL] signature`).
+fn configured_signature(
+    path: &Path,
+    kernel: &str,
+) -> Result<Option<(String, String)>, Vec<Diagnostic>> {
+    let (settings, config) = tritonc_lint::Settings::discover(path).map_err(|e| {
+        vec![Diagnostic::error(
+            codes::UNREADABLE_FILE,
+            format!(
+                "cannot read the configuration `{}`: {}",
+                e.path.display(),
+                e.message.trim_end()
+            ),
+        )]
+    })?;
+    let (Some(config), Some(sig)) = (config, settings.kernel_signatures.get(kernel)) else {
+        return Ok(None);
+    };
+    let name = format!("{} [kernels.{kernel}] signature", config.display());
+    Ok(Some((name, sig.clone())))
 }
 
 /// Checks `--num-warps`, `--target` and `--emit`; reports every bad option at once.
