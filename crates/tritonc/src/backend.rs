@@ -462,10 +462,24 @@ pub fn describe(bundle: &Bundle) -> String {
 }
 
 /// Bundles compiled on demand for each case (`tritonc run`/`verify` without `--bundle`).
-#[derive(Debug, Clone, Copy)]
+/// Each specialization is compiled once per process: `verify` runs most of its cases
+/// (correctness, edge-case sizes, determinism, stress) on the same variant.
+#[derive(Debug)]
 pub struct CompilingSource {
     /// How to compile.
     pub options: BackendOptions,
+    /// Bundles compiled so far, by kernel name and specialization key.
+    compiled: std::collections::HashMap<(String, String), Bundle>,
+}
+
+impl CompilingSource {
+    /// A source compiling with `options`.
+    pub fn new(options: BackendOptions) -> Self {
+        CompilingSource {
+            options,
+            compiled: Default::default(),
+        }
+    }
 }
 
 impl tritonc_verify::BundleSource for CompilingSource {
@@ -473,18 +487,24 @@ impl tritonc_verify::BundleSource for CompilingSource {
         let constexprs: Vec<&str> = case.constexpr_params.iter().map(String::as_str).collect();
         let mut spec = case.launch.specialization.clone();
         spec.options.target = tritonc_sema::Target::cuda(self.options.target.capability);
-        compile_bundle(
+        let key = (case.function.name.clone(), spec.key().to_string());
+        if let Some(bundle) = self.compiled.get(&key) {
+            return Ok(vec![bundle.clone()]);
+        }
+        let bundle = compile_bundle(
             &case.function,
             &SourceMap::new(),
             &spec,
             &constexprs,
             &self.options,
         )
-        .map(|c| vec![c.bundle])
+        .map(|c| c.bundle)
         .map_err(|e| match e {
             BackendError::Unavailable(m) | BackendError::Internal(m) => m,
             BackendError::Unsupported(d) => d.message,
-        })
+        })?;
+        self.compiled.insert(key, bundle.clone());
+        Ok(vec![bundle])
     }
 }
 
@@ -531,11 +551,53 @@ pub fn kernel_source(
                 Exit::InputError,
             )
         })?;
-    Ok(KernelSource::Compile(CompilingSource {
-        options: BackendOptions {
+    Ok(KernelSource::Compile(CompilingSource::new(
+        BackendOptions {
             target,
             fp_fusion: true,
             cubin: false,
         },
-    }))
+    )))
+}
+
+#[cfg(all(test, feature = "mlir"))]
+mod tests {
+    use super::*;
+    use tritonc_verify::BundleSource;
+
+    /// A prepared case of examples/vector_add.toml (its first spec, as planned).
+    fn vector_add_case() -> tritonc_verify::PreparedCase {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vector_add.toml");
+        let mut sources = SourceMap::new();
+        let input = tritonc_verify::load_spec(&path, &mut sources).expect("the spec loads");
+        tritonc_verify::PreparedCase::prepare(&input.spec, &path, &mut sources)
+            .expect("the spec prepares")
+    }
+
+    #[test]
+    fn on_demand_compiles_each_specialization_once() {
+        let mut source = CompilingSource::new(BackendOptions {
+            target: Target::parse("sm_90").expect("a known target"),
+            fp_fusion: true,
+            cubin: false,
+        });
+        let case = vector_add_case();
+        let first = source.bundles_for(&case).expect("vector add compiles");
+        assert_eq!(first.len(), 1);
+        assert!(
+            first[0].ptx.contains(".entry add_kernel"),
+            "{}",
+            first[0].ptx
+        );
+        assert_eq!(source.compiled.len(), 1);
+        let again = source.bundles_for(&case).expect("vector add compiles");
+        assert_eq!(again, first, "the second case gets the same bundle");
+        assert_eq!(source.compiled.len(), 1, "and no second compile");
+        // Another specialization (another num_warps) is compiled on its own.
+        let mut other = vector_add_case();
+        other.launch.specialization.options.num_warps = 8;
+        source.bundles_for(&other).expect("vector add compiles");
+        assert_eq!(source.compiled.len(), 2);
+    }
 }
