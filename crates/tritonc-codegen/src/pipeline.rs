@@ -151,6 +151,12 @@ pub fn lower_to_ptx_linking(
 
     let pipeline = nvptx_pipeline_linking(target, libraries);
     let manager = PassManager::new(context);
+    if std::env::var_os("TRITONC_MLIR_TIMING").is_some() {
+        // MLIR's own pass timing report, printed to stderr when the manager is dropped
+        // (as `mlir-opt --mlir-timing`); docs/backend-nvidia.md.
+        // SAFETY: `manager` is a live pass manager owned here.
+        unsafe { mlir_sys::mlirPassManagerEnableTiming(manager.to_raw()) };
+    }
     parse_pass_pipeline(manager.as_operation_pass_manager(), &pipeline).map_err(|error| {
         CodegenError::PipelineParse {
             pipeline: pipeline.clone(),
