@@ -34,6 +34,10 @@ class Case:
     size: str = ""
     # element type of the main tensor ("fp16", "bf16", "fp32"): one plot series per dtype
     dtype: str = ""
+    # flops(inputs) -> floating-point operations of one launch (TFLOP/s are reported)
+    flops: Optional[Callable] = None
+    # capture the JITFunction inside an autotuner, so `call` launches one explicit config
+    unwrap: bool = False
     tags: list = field(default_factory=list)
 
 
@@ -249,3 +253,153 @@ def _cross_entropy(rows, vocab, dt):
 for _vocab in (8192, 32768):
     _cross_entropy(4096, _vocab, "bf16")
     _cross_entropy(4096, _vocab, "fp32")
+
+
+# Compute-bound and the remaining example kernels. tritonc's `tl.dot` is an FMA loop (no
+# tensor cores yet), so matmul and attention measure how far it is from Triton's wgmma.
+
+
+def _matmul(m, n, k):
+    grid = ((m + 63) // 64 * ((n + 63) // 64),)
+    case(
+        name=f"matmul_fp16_{m}x{n}x{k}",
+        family="matmul",
+        file="examples/matmul.py",
+        kernel="matmul_kernel",
+        # strides of contiguous operands: the ones equal to 1 are specialized (`:1`), as
+        # Triton's launcher does
+        signature="*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, "
+        "i32:16, i32:1, i32:16, i32:1, 64, 64, 32, 8, 'leaky_relu'",
+        num_warps=4,
+        size=f"{m}x{n}x{k}",
+        dtype="fp16",
+        unwrap=True,
+        setup=lambda torch: {
+            "a": torch.randn(m, k, device="cuda", dtype=torch.float16),
+            "b": torch.randn(k, n, device="cuda", dtype=torch.float16),
+            "c": torch.empty(m, n, device="cuda", dtype=torch.float16),
+        },
+        # one of the example's autotune configs, launched explicitly on both sides
+        call=lambda mod, i: mod.matmul_kernel[grid](
+            i["a"], i["b"], i["c"], m, n, k, k, 1, n, 1, n, 1,
+            BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8, ACTIVATION="leaky_relu",
+            num_warps=4, num_stages=5,
+        ),
+        bytes_moved=lambda i: 2 * (m * k + k * n + m * n),
+        flops=lambda i: 2 * m * n * k,
+        torch_ref=lambda torch, i: torch.nn.functional.leaky_relu(i["a"] @ i["b"], 0.01),
+    )
+
+
+_matmul(2048, 2048, 2048)
+_matmul(4096, 4096, 4096)
+
+
+def _attention(batch, heads, seq, dim):
+    case(
+        name=f"attention_fp16_{batch}x{heads}x{seq}x{dim}",
+        family="flash attention",
+        file="examples/flash_attention.py",
+        kernel="attention_fwd_kernel",
+        signature=f"*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, i32:16, i32:16, "
+        f"i32:16, i32:16, {dim}, 128, 64, False",
+        num_warps=8,
+        size=f"{batch}x{heads}x{seq}x{dim}",
+        dtype="fp16",
+        setup=lambda torch: {
+            n: torch.randn(batch, heads, seq, dim, device="cuda", dtype=torch.float16) for n in "qkv"
+        },
+        call=lambda mod, i: mod.attention(i["q"], i["k"], i["v"]),
+        bytes_moved=lambda i: 4 * batch * heads * seq * dim * 2,
+        flops=lambda i: 4 * batch * heads * seq * seq * dim,
+        torch_ref=lambda torch, i: torch.nn.functional.scaled_dot_product_attention(i["q"], i["k"], i["v"]),
+    )
+
+
+_attention(4, 16, 1024, 64)
+_attention(4, 16, 4096, 64)
+
+
+def _cumsum(rows, cols):
+    block_m = max(1, min(16, 4096 // cols))
+    case(
+        name=f"cumsum_fp32_{rows}x{cols}",
+        family="cumsum",
+        file="examples/cumsum.py",
+        kernel="cumsum_kernel",
+        signature=f"*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, {block_m}, {cols}",
+        num_warps=4,
+        size=f"{rows}x{cols}",
+        dtype="fp32",
+        setup=lambda torch: {"x": torch.randn(rows, cols, device="cuda", dtype=torch.float32)},
+        call=lambda mod, i: mod.cumsum(i["x"]),
+        bytes_moved=lambda i: 2 * rows * cols * 4,
+        torch_ref=lambda torch, i: torch.cumsum(i["x"], dim=1),
+    )
+
+
+_cumsum(16384, 1024)
+_cumsum(65536, 256)
+
+
+def _quantize(rows, cols):
+    case(
+        name=f"quantize_fp16_{rows}x{cols}",
+        family="int8 quantize",
+        file="examples/quantize.py",
+        kernel="quantize_int8_rowwise_kernel",
+        signature=f"*fp16:16, *i8:16, *fp32:16, i32:16, i32:16, i32:16, {_pow2(cols)}",
+        num_warps=4,
+        size=f"{rows}x{cols}",
+        dtype="fp16",
+        setup=lambda torch: {"x": torch.randn(rows, cols, device="cuda", dtype=torch.float16)},
+        call=lambda mod, i: mod.quantize(i["x"]),
+        bytes_moved=lambda i: rows * cols * (2 + 1) + rows * 4,
+    )
+    case(
+        name=f"dequantize_fp16_{rows}x{cols}",
+        family="int8 quantize",
+        file="examples/quantize.py",
+        kernel="dequantize_int8_rowwise_kernel",
+        signature=f"*i8:16, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 4, {_pow2(cols)}",
+        num_warps=4,
+        size=f"{rows}x{cols} (dequantize)",
+        dtype="int8",
+        setup=lambda torch: {
+            "q": torch.randint(-127, 128, (rows, cols), device="cuda", dtype=torch.int8),
+            "scale": torch.rand(rows, device="cuda", dtype=torch.float32),
+        },
+        call=lambda mod, i: mod.dequantize(i["q"], i["scale"]),
+        bytes_moved=lambda i: rows * cols * (1 + 2) + rows * 4,
+    )
+
+
+_quantize(4096, 8192)
+
+
+def _layer_norm_bwd(rows, cols):
+    block = _pow2(cols)
+    case(
+        name=f"layer_norm_bwd_dx_fp16_{rows}x{cols}",
+        family="LayerNorm backward",
+        file="examples/layer_norm.py",
+        kernel="layer_norm_bwd_dx_kernel",
+        signature="*fp16:16, *fp16:16, *fp32:16, *fp32:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, "
+        f"i32:16, i32:16, i32:16, 64, {block}",
+        num_warps=min(max(block // 256, 1), 8),
+        size=f"{rows}x{cols}",
+        dtype="fp16",
+        setup=lambda torch: {
+            "dy": torch.randn(rows, cols, device="cuda", dtype=torch.float16),
+            "x": torch.randn(rows, cols, device="cuda", dtype=torch.float16),
+            "w": torch.randn(cols, device="cuda", dtype=torch.float16),
+            "mean": torch.randn(rows, device="cuda", dtype=torch.float32),
+            "rstd": torch.rand(rows, device="cuda", dtype=torch.float32) + 0.5,
+        },
+        call=lambda mod, i: mod.layer_norm_backward(i["dy"], i["x"], i["w"], i["mean"], i["rstd"]),
+        # dy, x read; dx written; per-program partial dw/db rows written
+        bytes_moved=lambda i: 3 * rows * cols * 2 + 2 * ((rows + 63) // 64) * cols * 4,
+    )
+
+
+_layer_norm_bwd(4096, 8192)

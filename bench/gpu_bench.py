@@ -29,6 +29,7 @@ import time
 import cupy as cp
 import numpy as np
 import torch
+import triton
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -219,7 +220,11 @@ def main():
             print(f"{case.name:34} skipped: {row['status']}")
             continue
         mod = load_module(case.file)
-        capture = LaunchCapture(getattr(mod, case.kernel))
+        kernel = getattr(mod, case.kernel)
+        if case.unwrap:  # an autotuned kernel launched with one explicit config
+            while not isinstance(kernel, triton.runtime.JITFunction):
+                kernel = kernel.fn
+        capture = LaunchCapture(kernel)
         setattr(mod, case.kernel, capture)
         inputs = case.setup(torch)
         case.call(mod, inputs)
@@ -269,12 +274,21 @@ def main():
             "host_launch_us": {"triton": host_launch_us(triton_launch), "tritonc_via_cupy": host_launch_us(tc)},
             "registers": (json.loads((found[0] / "bundle.json").read_text()).get("ptxas") or {}).get("registers"),
         })
+        if case.flops is not None:
+            flops = case.flops(inputs)
+            row["tflop_per_s"] = {k: flops / (v * 1e-3) / 1e12 for k, v in ms.items()}
         failures += 0 if ok else 1
         results.append(row)
-        gbs = row["gb_per_s"]
-        print(f"{case.name:34} {row['status']:8} triton {gbs['triton']:7.0f} GB/s  tritonc {gbs['tritonc']:7.0f} GB/s"
-              f"  torch {gbs.get('torch', float('nan')):7.0f} GB/s  ratio {row['tritonc_over_triton']:.3f}"
-              f"  err {err:.1e}")
+        if "tflop_per_s" in row:
+            tf = row["tflop_per_s"]
+            print(f"{case.name:34} {row['status']:8} triton {tf['triton']:7.1f} TFLOP/s  tritonc {tf['tritonc']:7.1f} TFLOP/s"
+                  f"  torch {tf.get('torch', float('nan')):7.1f} TFLOP/s  ratio {row['tritonc_over_triton']:.3f}"
+                  f"  err {err:.1e}")
+        else:
+            gbs = row["gb_per_s"]
+            print(f"{case.name:34} {row['status']:8} triton {gbs['triton']:7.0f} GB/s  tritonc {gbs['tritonc']:7.0f} GB/s"
+                  f"  torch {gbs.get('torch', float('nan')):7.0f} GB/s  ratio {row['tritonc_over_triton']:.3f}"
+                  f"  err {err:.1e}")
     report = {"device": torch.cuda.get_device_name(), "copy_gb_per_s": copy_gbs, "rounds": args.rounds,
               "date": time.strftime("%Y-%m-%d"), "results": results}
     if args.json:
