@@ -10,7 +10,9 @@
 //!
 //! Which programs: the first, the last, the three around the boundary of every buffer
 //! past it (estimated as `boundary · programs / elements`: exact when each program owns
-//! an equal contiguous share, as blocks and rows do), and a few seeded random ones.
+//! an equal contiguous share, as blocks and rows do; taken in every order of the grid's
+//! axes, since a tile grid's x may walk rows, the data's slowest axis), and a few seeded
+//! random ones.
 
 use std::collections::BTreeMap;
 
@@ -132,42 +134,64 @@ pub fn sample_programs(
     if total == 0 {
         return Vec::new();
     }
-    let mut chosen: Vec<(u64, String)> = vec![(0, "first".into()), (total - 1, "last".into())];
+    // Program ids in the linear order with `order[0]` fastest.
+    let program = |lin: u64, order: [usize; 3]| {
+        let mut pid = [0u32; 3];
+        let mut rest = lin;
+        for axis in order {
+            let g = grid[axis] as u64;
+            pid[axis] = (rest % g) as u32;
+            rest /= g;
+        }
+        pid
+    };
+    const X_FASTEST: [usize; 3] = [0, 1, 2];
+    let mut chosen: Vec<([u32; 3], String)> = vec![
+        (program(0, X_FASTEST), "first".into()),
+        (program(total - 1, X_FASTEST), "last".into()),
+    ];
     let shown = if boundary == LargeConfig::BOUNDARY {
         "2^31".to_string()
     } else {
         boundary.to_string()
     };
+    // Which grid axis walks the data slowest is the kernel's choice (x over blocks of a
+    // row-major tensor is fastest; x over the rows of a tile grid is slowest), so the
+    // boundary is estimated in every order of the axes.
+    const ORDERS: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
     for (name, n) in sizes.iter().filter(|(_, n)| *n > boundary) {
         let at = (boundary as u128 * total as u128 / *n as u128) as u64;
-        for lin in [at.saturating_sub(1), at, at + 1] {
-            if lin < total {
-                chosen.push((lin, format!("at element {shown} of `{name}`")));
+        for order in ORDERS {
+            for lin in [at.saturating_sub(1), at, at + 1] {
+                if lin < total {
+                    chosen.push((
+                        program(lin, order),
+                        format!("at element {shown} of `{name}`"),
+                    ));
+                }
             }
         }
     }
     let mut rng = SplitMix64::new(seed ^ 0x6c61_7267_6521);
     for _ in 0..random {
-        chosen.push((rng.next_u64() % total, "random".into()));
+        chosen.push((program(rng.next_u64() % total, X_FASTEST), "random".into()));
     }
-    let mut out: Vec<(u64, String)> = Vec::new();
-    for (lin, why) in chosen {
-        if !out.iter().any(|(l, _)| *l == lin) {
-            out.push((lin, why));
-        }
+    // The first reason for each program, in the order of its x-fastest linear id.
+    let linear =
+        |p: &[u32; 3]| p[0] as u64 + grid[0] as u64 * (p[1] as u64 + grid[1] as u64 * p[2] as u64);
+    let mut out: BTreeMap<u64, SampledProgram> = BTreeMap::new();
+    for (program, why) in chosen {
+        out.entry(linear(&program))
+            .or_insert(SampledProgram { program, why });
     }
-    out.sort_by_key(|(l, _)| *l);
-    let (gx, gy) = (grid[0] as u64, grid[1] as u64);
-    out.into_iter()
-        .map(|(lin, why)| SampledProgram {
-            program: [
-                (lin % gx) as u32,
-                ((lin / gx) % gy) as u32,
-                (lin / (gx * gy)) as u32,
-            ],
-            why,
-        })
-        .collect()
+    out.into_values().collect()
 }
 
 /// Bytes the sampled programs wrote: one entry per maximal run of written bytes of a
@@ -500,5 +524,28 @@ mod tests {
             .any(|p| p.program == [lin, 0, 0] && p.why.contains("2^31")));
         assert_eq!(s.last().map(|p| p.program), Some([rows - 1, 1, 0]));
         assert!(sample_programs([0, 1, 1], &[], 1 << 31, 4, 0).is_empty());
+    }
+
+    #[test]
+    fn a_tile_grid_whose_x_axis_is_the_slow_one_gets_its_boundary_program() {
+        // Program (m, n) owns row m, columns n·1024 .. (n+1)·1024 of a 4096-column
+        // matrix: x walks rows (the slow axis of the data), y the four column blocks.
+        // Element 2^31 is row 2^31 / 4096, column 0: program (2^19, 0, 0).
+        let (rows, cols) = ((1u32 << 19) + 10, 4096u64);
+        let n = rows as u64 * cols;
+        let s = sample_programs([rows, 4, 1], &[("x".into(), n)], 1 << 31, 0, 0);
+        let at = 1u32 << 19;
+        for want in [[at - 1, 3, 0], [at, 0, 0]] {
+            assert!(
+                s.iter()
+                    .any(|p| p.program == want && p.why.contains("2^31")),
+                "{want:?} in {s:?}"
+            );
+        }
+        // Every sample lies in the grid, once.
+        assert!(s.iter().all(|p| p.program[0] < rows && p.program[1] < 4));
+        for (i, a) in s.iter().enumerate() {
+            assert!(s[i + 1..].iter().all(|b| b.program != a.program), "{s:?}");
+        }
     }
 }
