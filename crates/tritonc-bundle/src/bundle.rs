@@ -118,6 +118,17 @@ impl Bundle {
             ));
         }
         if amd {
+            // No PTX declares the entry's parameters, so the metadata's indices alone lay
+            // out the launch's argument buffer: they must be 0..n, each once.
+            for (pos, (index, _)) in m.ptx_params().iter().enumerate() {
+                if *index as usize != pos {
+                    return Err(format!(
+                        "kernel parameter indices must be 0..{} without gaps; found {index} \
+                         at position {pos}",
+                        m.ptx_param_count()
+                    ));
+                }
+            }
             return self.validate_code_object();
         }
         if let Some(t) = ptx_target(&self.ptx) {

@@ -490,3 +490,41 @@ fn amd_bundles_are_checked_for_version_and_code() {
         "{err}"
     );
 }
+
+#[test]
+fn amd_bundle_parameter_indices_must_run_without_gaps() {
+    // Without PTX to compare against, the metadata's own parameter indices are all a
+    // launcher has to lay out the kernel arguments: one past the end would be written
+    // out of the argument buffer.
+    let mut gap = amd_vector_add_bundle();
+    let last = gap
+        .meta
+        .params
+        .iter_mut()
+        .rev()
+        .find_map(|p| match &mut p.role {
+            ParamRole::Passed { index, .. } => Some(index),
+            _ => None,
+        })
+        .expect("vector_add passes parameters");
+    *last = 99;
+    let err = gap.validate().unwrap_err();
+    assert!(err.contains("without gaps"), "{err}");
+
+    let mut twice = amd_vector_add_bundle();
+    let indices: Vec<&mut u32> = twice
+        .meta
+        .params
+        .iter_mut()
+        .filter_map(|p| match &mut p.role {
+            ParamRole::Passed { index, .. } => Some(index),
+            _ => None,
+        })
+        .collect();
+    let n = indices.len();
+    for (i, index) in indices.into_iter().enumerate() {
+        *index = (i as u32).min(n as u32 - 2);
+    }
+    let err = twice.validate().unwrap_err();
+    assert!(err.contains("without gaps"), "{err}");
+}
