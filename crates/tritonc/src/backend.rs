@@ -13,7 +13,6 @@ use tritonc_ir::Function;
 use tritonc_sema::Specialization;
 
 use crate::cache::{CacheKey, CachedCode, KernelCache, KeyInputs, Lookup, Toolchain};
-#[cfg(feature = "mlir")]
 use crate::codes;
 use crate::target::Target;
 
@@ -37,6 +36,9 @@ pub enum BackendError {
     Unsupported(Diagnostic),
     /// The back end produced code its own checks or ptxas reject: a bug (exit 70).
     Internal(String),
+    /// The environment stopped the compile: ptxas cannot be run, or its scratch
+    /// directory cannot be made (exit 2).
+    Environment(Diagnostic),
 }
 
 /// Whether this build has the MLIR back end.
@@ -218,8 +220,7 @@ impl Backend {
         }
         let (cubin, ptxas) = match &self.ptxas {
             Some(ptxas) => {
-                let (cubin, report) =
-                    assemble(ptxas, &ptx, target.name).map_err(BackendError::Internal)?;
+                let (cubin, report) = assemble(ptxas, &ptx, target.name)?;
                 (Some(cubin), Some(report))
             }
             None => (None, None),
@@ -393,12 +394,24 @@ pub fn ptxas_path() -> Option<PathBuf> {
 ///
 /// Each call works in a directory of its own (calls run in parallel), and ptxas runs in
 /// it on `kernel.ptx`, so that the file names in its messages, which the report keeps,
-/// are the same on every run; so is the report, which drops ptxas's timing line.
-pub fn assemble(ptxas: &Path, ptx: &str, arch: &str) -> Result<(Vec<u8>, PtxasReport), String> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("tritonc-ptxas-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+/// are the same on every run; so is the report, which drops ptxas's timing line. A
+/// ptxas that cannot be run or a scratch directory that cannot be made is
+/// [`BackendError::Environment`]; PTX that ptxas rejects is [`BackendError::Internal`].
+pub fn assemble(
+    ptxas: &Path,
+    ptx: &str,
+    arch: &str,
+) -> Result<(Vec<u8>, PtxasReport), BackendError> {
+    let temp = std::env::temp_dir();
+    let dir = fresh_dir(&temp, "tritonc-ptxas").map_err(|e| {
+        BackendError::Environment(Diagnostic::error(
+            codes::CANNOT_WRITE_OUTPUT,
+            format!(
+                "cannot create a scratch directory for ptxas in {}: {e}",
+                temp.display()
+            ),
+        ))
+    })?;
     // A relative path with a directory part is relative to where tritonc started, not
     // to the scratch directory ptxas runs in; a bare name is looked up on PATH.
     let ptxas = if ptxas.is_relative() && ptxas.components().count() > 1 {
@@ -409,7 +422,12 @@ pub fn assemble(ptxas: &Path, ptx: &str, arch: &str) -> Result<(Vec<u8>, PtxasRe
         ptxas.to_path_buf()
     };
     let result = std::fs::write(dir.join("kernel.ptx"), ptx)
-        .map_err(|e| format!("cannot write {}: {e}", dir.join("kernel.ptx").display()))
+        .map_err(|e| {
+            Diagnostic::error(
+                codes::CANNOT_WRITE_OUTPUT,
+                format!("cannot write {}: {e}", dir.join("kernel.ptx").display()),
+            )
+        })
         .and_then(|()| {
             Command::new(&ptxas)
                 .current_dir(&dir)
@@ -419,23 +437,53 @@ pub fn assemble(ptxas: &Path, ptx: &str, arch: &str) -> Result<(Vec<u8>, PtxasRe
                 .arg("-o")
                 .arg("kernel.cubin")
                 .output()
-                .map_err(|e| format!("cannot run `{}`: {e}", ptxas.display()))
+                .map_err(|e| {
+                    let code = if e.kind() == std::io::ErrorKind::NotFound {
+                        codes::PATH_NOT_FOUND
+                    } else {
+                        codes::UNREADABLE_FILE
+                    };
+                    Diagnostic::error(code, format!("cannot run `{}`: {e}", ptxas.display()))
+                        .with_help(
+                            "point TRITONC_PTXAS at ptxas, or unset it to search PATH, \
+                             $CUDA_HOME/bin and .tools/cuda/bin",
+                        )
+                })
         });
     let cubin = std::fs::read(dir.join("kernel.cubin"));
     let _ = std::fs::remove_dir_all(&dir);
-    let result = result?;
+    let result = result.map_err(BackendError::Environment)?;
     let log = format!(
         "{}{}",
         String::from_utf8_lossy(&result.stdout),
         String::from_utf8_lossy(&result.stderr)
     );
     if !result.status.success() {
-        return Err(format!(
+        return Err(BackendError::Internal(format!(
             "ptxas rejected the generated PTX for {arch}:\n{log}"
-        ));
+        )));
     }
-    let cubin = cubin.map_err(|e| format!("ptxas wrote no cubin: {e}"))?;
+    let cubin = cubin.map_err(|e| BackendError::Internal(format!("ptxas wrote no cubin: {e}")))?;
     Ok((cubin, PtxasReport::parse(&reproducible_log(&log))))
+}
+
+/// Creates a directory under `parent` (made if missing) that no other compile uses:
+/// `PREFIX-PID-N` for the first `N` not taken. One that exists already (left by an
+/// earlier process of the same id, or made by a process of another PID namespace that
+/// shares `parent`) is skipped, never shared: two compiles in one directory would
+/// assemble each other's PTX.
+fn fresh_dir(parent: &Path, prefix: &str) -> std::io::Result<PathBuf> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    std::fs::create_dir_all(parent)?;
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = parent.join(format!("{prefix}-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// ptxas's report without its timing line (`Compile time = 3.1 ms`), which would make
@@ -501,7 +549,7 @@ impl tritonc_verify::BundleSource for CompilingSource {
         .map(|c| c.bundle)
         .map_err(|e| match e {
             BackendError::Unavailable(m) | BackendError::Internal(m) => m,
-            BackendError::Unsupported(d) => d.message,
+            BackendError::Unsupported(d) | BackendError::Environment(d) => d.message,
         })?;
         self.compiled.insert(key, bundle.clone());
         Ok(vec![bundle])
@@ -573,6 +621,33 @@ mod tests {
         let input = tritonc_verify::load_spec(&path, &mut sources).expect("the spec loads");
         tritonc_verify::PreparedCase::prepare(&input.spec, &path, &mut sources)
             .expect("the spec prepares")
+    }
+
+    #[test]
+    fn a_scratch_directory_that_exists_already_is_never_reused() {
+        let parent = std::env::temp_dir().join(format!("tritonc-fresh-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&parent);
+        let first = fresh_dir(&parent, "t").expect("the temp dir is writable");
+        let n: u64 = first
+            .to_string_lossy()
+            .rsplit('-')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("the name ends in its number");
+        // The names the next calls would take, made by someone else, with a file inside.
+        for m in n + 1..n + 65 {
+            let taken = parent.join(format!("t-{}-{m}", std::process::id()));
+            std::fs::create_dir(&taken).expect("the scratch parent is writable");
+            std::fs::write(taken.join("kernel.ptx"), "theirs").expect("writable");
+        }
+        let second = fresh_dir(&parent, "t").expect("the temp dir is writable");
+        assert_ne!(first, second);
+        assert!(
+            !second.join("kernel.ptx").exists(),
+            "{} belongs to someone else",
+            second.display()
+        );
+        let _ = std::fs::remove_dir_all(&parent);
     }
 
     #[test]

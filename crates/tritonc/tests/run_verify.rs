@@ -287,6 +287,35 @@ mod compile_cache {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// ptxas that cannot be run, or a temporary directory it cannot work in, is the
+    /// environment's fault: an input error (exit 2) with the reason, not an internal one.
+    #[test]
+    fn a_ptxas_that_cannot_run_is_an_input_error() {
+        let dir = scratch("cache-ptxas-missing");
+        let file = root().join("examples/vector_add.py");
+        let not_a_dir = dir.join("not-a-dir");
+        std::fs::write(&not_a_dir, "").expect("the scratch dir is writable");
+        let missing = dir.join("no/such/ptxas");
+        let cases: [(&str, &Path); 2] = [("TRITONC_PTXAS", &missing), ("TMPDIR", &not_a_dir)];
+        for (i, (var, value)) in cases.into_iter().enumerate() {
+            let out = dir.join(format!("out{i}"));
+            let args = [
+                "compile",
+                file.to_str().expect("utf-8 path"),
+                "--signature",
+                ADD_SIGNATURE,
+                "--no-cache",
+                "-o",
+                out.to_str().expect("utf-8 path"),
+            ];
+            let o = tritonc_with_env(&root(), &args, &[(var, value)]);
+            assert_eq!(o.code, 2, "{var}: {}", o.stderr);
+            assert!(!o.stderr.contains("E0594"), "{var}: {}", o.stderr);
+            assert!(o.stderr.contains("ptxas"), "{var}: {}", o.stderr);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn another_ptxas_release_misses_the_cache() {
         use std::os::unix::fs::PermissionsExt;

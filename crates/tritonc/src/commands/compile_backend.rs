@@ -136,6 +136,7 @@ fn backend_failure(e: BackendError, sources: &SourceMap, out: &Output) -> Exit {
             Exit::NotImplemented,
         ),
         BackendError::Unsupported(d) => (d, Exit::NotImplemented),
+        BackendError::Environment(d) => (d, Exit::InputError),
         BackendError::Internal(m) => (
             Diagnostic::error(codes::INTERNAL_FAILURE, m),
             Exit::InternalError,
