@@ -224,7 +224,19 @@ fn materialize_tensor(
             _ => shape.push(eval_usize(e, env, "a dim")?),
         }
     }
-    let n: usize = shape.iter().product();
+    // Sizes come from the spec (and `[verify.large]`): they may pass what a buffer can
+    // hold, which is a finding at the tensor, never an overflow.
+    let too_large = |why: String| {
+        err(
+            codes::BAD_TENSOR,
+            t.span,
+            format!("tensor `{}` is too large: {why}", t.name),
+        )
+    };
+    let n = shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| too_large(format!("its shape {shape:?} has more than 2^64 elements")))?;
     // Storage layout of the view.
     let (strides, storage_len, offset) = if t.transpose {
         if shape.len() != 2 {
@@ -256,16 +268,27 @@ fn materialize_tensor(
             None => 0,
         };
         let extent = if n == 0 {
-            0
+            Some(0)
         } else {
-            1 + shape
+            shape
                 .iter()
                 .zip(&strides)
-                .map(|(d, s)| (d - 1) * s)
-                .sum::<usize>()
+                .try_fold(1usize, |a, (d, s)| (d - 1).checked_mul(*s)?.checked_add(a))
         };
-        (strides, offset + extent, offset)
+        let storage = extent.and_then(|e| e.checked_add(offset)).ok_or_else(|| {
+            too_large("its strides and offset span more than 2^64 elements".into())
+        })?;
+        (strides, storage, offset)
     };
+    let elem = crate::init::element_size(t.dtype);
+    if storage_len
+        .checked_mul(elem)
+        .is_none_or(|b| b > isize::MAX as usize)
+    {
+        return Err(too_large(format!(
+            "{storage_len} elements of {elem} bytes are more than one allocation can hold"
+        )));
+    }
     // Values in storage order (the view's elements are a subset when strided).
     let rng = SplitMix64::new(seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let source = match &t.init {

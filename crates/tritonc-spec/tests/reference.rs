@@ -85,3 +85,30 @@ fn a_reference_of_another_shape_is_an_error_at_the_tensor() {
     let at = &text[label.span.start as usize..label.span.end as usize];
     assert!(at.contains("tensors.out"), "{at}");
 }
+
+#[test]
+fn a_tensor_too_large_to_address_is_an_error_at_the_tensor_not_a_panic() {
+    // Each dim is allowed on its own; their product (4·10^22 elements) overflows 64 bits,
+    // and 2^61 fp32 elements are more bytes than an allocation can hold.
+    for shape in ["[200000000000, 200000000000]", "[2147483648, 1073741824]"] {
+        let dir = std::env::temp_dir().join(format!(
+            "tritonc-huge-{}-{}",
+            shape.len(),
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::copy(example("vector_add.py"), dir.join("vector_add.py")).expect("copy");
+        let spec = std::fs::read_to_string(example("vector_add.toml"))
+            .expect("spec")
+            .replacen("shape = [98432]", &format!("shape = {shape}"), 1);
+        let path = dir.join("spec.toml");
+        std::fs::write(&path, spec).expect("write spec");
+        let mut sources = SourceMap::new();
+        let Err(ds) = run_spec_file(&path, &mut sources, &InterpOptions::default()) else {
+            panic!("{shape}: a tensor past the address space must fail");
+        };
+        assert_eq!(ds[0].code, tritonc_spec::codes::BAD_TENSOR, "{shape}");
+        assert!(ds[0].message.contains("too large"), "{}", ds[0].message);
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+}
