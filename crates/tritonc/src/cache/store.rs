@@ -1,5 +1,6 @@
 //! Where entries live and how they are read, written and counted.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -86,21 +87,18 @@ impl KernelCache {
     /// Stores `code` under `key`: written to a temporary file in the entry's directory,
     /// then renamed over the entry, so a reader sees the old entry or the new one whole.
     pub fn put(&self, key: &str, code: &CachedCode) -> Result<(), String> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
         let path = self.entry_path(key);
         let dir = path
             .parent()
             .expect("an entry path always has the fan-out directory as parent");
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let temp = dir.join(format!(
-            ".{}-{}-{}.tmp",
-            key,
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written =
-            std::fs::write(&temp, encode(key, code)).and_then(|()| std::fs::rename(&temp, &path));
+        let (temp, mut file) =
+            create_temp(dir, key).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+        let written = file.write_all(&encode(key, code)).and_then(|()| {
+            drop(file);
+            std::fs::rename(&temp, &path)
+        });
         if let Err(e) = written {
             let _ = std::fs::remove_file(&temp);
             return Err(format!("cannot write {}: {e}", path.display()));
@@ -153,6 +151,27 @@ impl KernelCache {
     }
 }
 
+/// A temporary file for an entry of `key` in `dir`, created by this call alone
+/// (`.KEY-PID-N.tmp` for the first `N` not taken): a file of that name made by another
+/// writer (a process of the same id in another PID namespace sharing the directory) is
+/// skipped, never written through.
+fn create_temp(dir: &Path, key: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let temp = dir.join(format!(".{key}-{}-{n}.tmp", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+        {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +209,33 @@ mod tests {
         assert_eq!(cache.stats().entries, 1);
         assert_eq!(cache.clean().map(|s| s.entries), Ok(1));
         assert!(matches!(cache.get("ab12"), Lookup::Miss));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_temporary_file_of_another_writer_is_never_written_through() {
+        let dir = scratch("temp");
+        std::fs::create_dir_all(&dir).expect("the temp dir is writable");
+        let (first, _) = create_temp(&dir, "ef56").expect("the scratch directory is writable");
+        let n: u64 = first
+            .to_string_lossy()
+            .trim_end_matches(".tmp")
+            .rsplit('-')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("the name ends in its number");
+        // The names the next calls would take, held by another writer.
+        let theirs: Vec<PathBuf> = (n + 1..n + 65)
+            .map(|m| dir.join(format!(".ef56-{}-{m}.tmp", std::process::id())))
+            .collect();
+        for t in &theirs {
+            std::fs::write(t, "theirs").expect("the scratch directory is writable");
+        }
+        let (second, _) = create_temp(&dir, "ef56").expect("the scratch directory is writable");
+        assert!(!theirs.contains(&second), "{}", second.display());
+        for t in &theirs {
+            assert_eq!(std::fs::read(t).ok().as_deref(), Some(&b"theirs"[..]));
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
