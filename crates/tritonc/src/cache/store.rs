@@ -108,47 +108,72 @@ impl KernelCache {
 
     /// Counts the entries (temporary files of interrupted writes excluded).
     pub fn stats(&self) -> CacheStats {
-        let mut stats = CacheStats::default();
-        for (_, size) in self.entry_files() {
-            stats.entries += 1;
-            stats.bytes += size;
-        }
-        stats
+        stats_of(&self.entries_dir())
     }
 
     /// Removes every entry and leftover temporary file; returns what the entries held.
+    ///
+    /// The entries' directory is first renamed aside, in one step, and removed there: a
+    /// compile that writes meanwhile starts a new, empty directory instead of adding
+    /// files to the one being removed (which would make its removal fail).
     pub fn clean(&self) -> Result<CacheStats, String> {
-        let stats = self.stats();
+        static NEXT: AtomicU64 = AtomicU64::new(0);
         let dir = self.entries_dir();
-        match std::fs::remove_dir_all(&dir) {
-            Ok(()) => Ok(stats),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(stats),
-            Err(e) => Err(format!("cannot remove {}: {e}", dir.display())),
-        }
-    }
-
-    fn entry_files(&self) -> Vec<(PathBuf, u64)> {
-        let mut files = Vec::new();
-        let Ok(fanouts) = std::fs::read_dir(self.entries_dir()) else {
-            return files;
-        };
-        for fanout in fanouts.flatten() {
-            let Ok(entries) = std::fs::read_dir(fanout.path()) else {
+        let aside = loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let aside = self
+                .root
+                .join(format!(".{LAYOUT}-removing-{}-{n}", std::process::id()));
+            if aside.symlink_metadata().is_ok() {
                 continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                let is_entry = path.extension().is_some_and(|e| e == ENTRY_EXTENSION)
-                    && !entry.file_name().to_string_lossy().starts_with('.');
-                if let (true, Ok(meta)) = (is_entry, entry.metadata()) {
-                    if meta.is_file() {
-                        files.push((path, meta.len()));
-                    }
+            }
+            match std::fs::rename(&dir, &aside) {
+                Ok(()) => break aside,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Ok(CacheStats::default())
+                }
+                Err(e) => return Err(format!("cannot remove {}: {e}", dir.display())),
+            }
+        };
+        let stats = stats_of(&aside);
+        std::fs::remove_dir_all(&aside)
+            .map_err(|e| format!("cannot remove {}: {e}", aside.display()))?;
+        Ok(stats)
+    }
+}
+
+/// The entries under the entries' directory `dir`.
+fn stats_of(dir: &Path) -> CacheStats {
+    let mut stats = CacheStats::default();
+    for (_, size) in entry_files(dir) {
+        stats.entries += 1;
+        stats.bytes += size;
+    }
+    stats
+}
+
+/// The entry files under the entries' directory `dir`, with their sizes.
+fn entry_files(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut files = Vec::new();
+    let Ok(fanouts) = std::fs::read_dir(dir) else {
+        return files;
+    };
+    for fanout in fanouts.flatten() {
+        let Ok(entries) = std::fs::read_dir(fanout.path()) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let is_entry = path.extension().is_some_and(|e| e == ENTRY_EXTENSION)
+                && !entry.file_name().to_string_lossy().starts_with('.');
+            if let (true, Ok(meta)) = (is_entry, entry.metadata()) {
+                if meta.is_file() {
+                    files.push((path, meta.len()));
                 }
             }
         }
-        files
     }
+    files
 }
 
 /// A temporary file for an entry of `key` in `dir`, created by this call alone
@@ -236,6 +261,40 @@ mod tests {
         for t in &theirs {
             assert_eq!(std::fs::read(t).ok().as_deref(), Some(&b"theirs"[..]));
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn cleaning_while_entries_are_written_succeeds() {
+        let dir = scratch("clean-racing");
+        let cache = KernelCache::new(dir.clone());
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let stored = AtomicU64::new(0);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut i = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    // Errors are expected while the directory is being removed.
+                    if cache.put(&format!("{:064x}", i % 4096), &code()).is_ok() {
+                        stored.fetch_add(1, Ordering::Relaxed);
+                    }
+                    i += 1;
+                }
+            });
+            for _ in 0..300 {
+                // Some entries are written between two cleans, and during them.
+                let before = stored.load(Ordering::Relaxed);
+                while stored.load(Ordering::Relaxed) < before + 20 {
+                    std::thread::yield_now();
+                }
+                let cleaned = cache.clean();
+                if cleaned.is_err() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                assert!(cleaned.is_ok(), "{cleaned:?}");
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
         let _ = std::fs::remove_dir_all(&dir);
     }
 
