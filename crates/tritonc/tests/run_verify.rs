@@ -287,6 +287,64 @@ mod compile_cache {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A bundle directory is named by the kernel and its specialization key, not by its
+    /// code: two different kernels of one name and specialization would overwrite each
+    /// other's bundle, so that is refused; the same kernel twice writes one bundle.
+    #[test]
+    fn two_kernels_of_one_name_and_specialization_may_not_share_a_bundle() {
+        let dir = scratch("bundle-clash");
+        let cache = dir.join("cache");
+        let add = root().join("examples/vector_add.py");
+        let source = std::fs::read_to_string(&add).expect("the example is readable");
+        let mul = dir.join("mul.py");
+        std::fs::write(&mul, source.replace("x + y", "x * y")).expect("writable");
+        let compile = |files: [&Path; 2], out: &Path| {
+            let args = [
+                "compile",
+                files[0].to_str().expect("utf-8 path"),
+                files[1].to_str().expect("utf-8 path"),
+                "--signature",
+                ADD_SIGNATURE,
+                "-o",
+                out.to_str().expect("utf-8 path"),
+            ];
+            tritonc_with_env(&root(), &args, &[("TRITONC_CACHE_DIR", &cache)])
+        };
+        let clash = compile([&add, &mul], &dir.join("clash"));
+        assert_eq!(clash.code, 2, "{}", clash.stderr);
+        assert!(clash.stderr.contains("E0514"), "{}", clash.stderr);
+        assert!(tree(&dir.join("clash")).is_empty(), "nothing is written");
+        let same = compile([&add, &add], &dir.join("same"));
+        assert_eq!(same.code, 0, "{}", same.stderr);
+
+        // The same with `--spec`: a second spec for the other kernel file.
+        let spec = std::fs::read_to_string(root().join("examples/vector_add.toml"))
+            .expect("the example is readable");
+        let mul_spec = dir.join("mul.toml");
+        std::fs::write(&mul_spec, spec.replace("\"vector_add.py\"", "\"mul.py\""))
+            .expect("writable");
+        let specs = |second: &Path, out: &str| {
+            let out = dir.join(out);
+            let args = [
+                "compile",
+                "--spec",
+                "examples/vector_add.toml",
+                second.to_str().expect("utf-8 path"),
+                "-o",
+                out.to_str().expect("utf-8 path"),
+            ];
+            let o = tritonc_with_env(&root(), &args, &[("TRITONC_CACHE_DIR", &cache)]);
+            (o, tree(&out))
+        };
+        let (clash, written) = specs(&mul_spec, "spec-clash");
+        assert_eq!(clash.code, 2, "{}", clash.stderr);
+        assert!(clash.stderr.contains("E0514"), "{}", clash.stderr);
+        assert!(written.is_empty(), "nothing is written");
+        let (same, _) = specs(&root().join("examples/vector_add.toml"), "spec-same");
+        assert_eq!(same.code, 0, "{}", same.stderr);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// ptxas that cannot be run, or a temporary directory it cannot work in, is the
     /// environment's fault: an input error (exit 2) with the reason, not an internal one.
     #[test]

@@ -179,7 +179,9 @@ fn check_distinct_outputs(
     request: &CompileRequest,
     kernels: &[(LoadedKernel, Option<BoundKernel>)],
 ) -> Result<(), Diagnostic> {
-    // Bundles (no `--emit`, or `cubin`) are named by their key hash and never collide.
+    // Bundles (no `--emit`, or `cubin`) are named by kernel and key hash: only two
+    // different kernels of one name and specialization collide, which the back end checks
+    // once they are compiled.
     let text_files = request.stages.iter().any(|&s| s != Stage::Cubin);
     let (Some(dir), true) = (&args.output_dir, text_files) else {
         return Ok(());

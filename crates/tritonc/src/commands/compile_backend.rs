@@ -173,6 +173,46 @@ fn write_bundle(compiled: &Compiled, dir: &Path, out: &Output) -> Result<PathBuf
     Ok(path)
 }
 
+/// The first two jobs that would write bundles of different kernels into one directory:
+/// a bundle's directory is named by its kernel and specialization key, not by its code,
+/// so two kernels of one name and specialization (in two files, or two specs) collide.
+/// The same kernel compiled twice (its tile IR without locations is the same; the file
+/// may be named two ways) writes an equivalent bundle and does not count.
+fn clashing_bundles(
+    jobs: &[Job<'_>],
+    results: &[Result<Compiled, BackendError>],
+) -> Option<(usize, usize)> {
+    let code =
+        |i: usize| tritonc_ir::print_function(&jobs[i].func, tritonc_ir::PrintOptions::default());
+    let mut seen: std::collections::HashMap<String, usize> = Default::default();
+    for (i, result) in results.iter().enumerate() {
+        let Ok(compiled) = result else { continue };
+        match seen.entry(compiled.bundle.dir_name()) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(i);
+            }
+            std::collections::hash_map::Entry::Occupied(o) => {
+                if code(*o.get()) != code(i) {
+                    return Some((*o.get(), i));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The error for two different bundles that would be written to `dir/NAME`.
+fn bundle_clash(compiled: &Compiled, dir: &Path, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::CANNOT_WRITE_OUTPUT,
+        format!(
+            "{what} would write different bundles to the same `{}`",
+            dir.join(compiled.bundle.dir_name()).display()
+        ),
+    )
+    .with_help("compile them into separate directories")
+}
+
 /// A kernel picked from a file, with the `--signature` bound to it.
 pub type KernelToCompile = (LoadedKernel, Option<BoundKernel>);
 
@@ -231,6 +271,24 @@ pub fn emit_code(
     }
     let backend = backend_for(args, options);
     let results = Workers::new(args).compile(&backend, &jobs);
+    if let (Some(dir), Some((a, b))) = (&bundle_dir, clashing_bundles(&jobs, &results)) {
+        let (ka, kb) = (
+            &kernels[owners[a].0].0.summary,
+            &kernels[owners[b].0].0.summary,
+        );
+        let compiled = results[b]
+            .as_ref()
+            .expect("clashing_bundles returns compiled jobs");
+        let d = bundle_clash(
+            compiled,
+            dir,
+            &format!("two kernels named `{}` with one specialization", ka.name),
+        )
+        .with_primary(ka.name_span, "one")
+        .with_secondary(kb.name_span, "the other");
+        out.diagnostics(Stream::Stderr, &[d], sources);
+        return Exit::InputError;
+    }
     warnings.extend(unwritable_cache_warning(&results));
     let mut ptx_outputs: Vec<Vec<StageOutput>> = kernels.iter().map(|_| Vec::new()).collect();
     for (result, (k, label)) in results.into_iter().zip(owners) {
@@ -424,6 +482,26 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
     };
     let backend = backend_for(args, options);
     let results = workers.compile(&backend, &jobs);
+    if let Some((a, b)) = clashing_bundles(&jobs, &results) {
+        // The spec each job belongs to, in job order (every spec prepared: one per path).
+        let spec_of: Vec<&Path> = summaries
+            .iter()
+            .zip(spec_paths)
+            .flat_map(|((_, count), path)| std::iter::repeat_n(path.as_path(), *count))
+            .collect();
+        let compiled = results[b]
+            .as_ref()
+            .expect("clashing_bundles returns compiled jobs");
+        let what = format!(
+            "`{}` and `{}` (two kernels named `{}` with one specialization)",
+            spec_of[a].display(),
+            spec_of[b].display(),
+            compiled.bundle.meta.key.kernel
+        );
+        let d = bundle_clash(compiled, &dir, &what);
+        out.diagnostics(Stream::Stderr, &[d], &SourceMap::new());
+        return Exit::InputError;
+    }
     if let Some(w) = unwritable_cache_warning(&results) {
         out.diagnostics(Stream::Stderr, &[w], &SourceMap::new());
     }
