@@ -196,13 +196,76 @@ pub fn dot_layout(shape: &[u64], num_warps: u32) -> BlockedLayout {
 /// layouts, a second one starts from them, so the loop carries the body's layout and
 /// only the (free) init is rebuilt in it, instead of converting every iteration.
 pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignment, TtgirError> {
-    let first = assign_with(func, num_warps, &HashMap::new())?;
+    let first = assign_with(func, num_warps, &HashMap::new(), &HashMap::new())?;
     let mut presets = carried_presets(func, &first);
     presets.extend(rematerialized_loads(func, &first));
-    if presets.is_empty() {
+    let stores = stores_in_carried_layout(func, &first, &presets);
+    if presets.is_empty() && stores.is_empty() {
         return Ok(first);
     }
-    assign_with(func, num_warps, &presets)
+    assign_with(func, num_warps, &presets, &stores)
+}
+
+/// Whether `v` is a result of a loop (`scf.for`/`scf.while`): a loop-carried value.
+fn is_loop_result(func: &Function, v: Value) -> bool {
+    matches!(func.value_def(v), tritonc_ir::ValueDef::OpResult { op, .. }
+        if matches!(func.kind(op), OpKind::For | OpKind::While))
+}
+
+/// Stores of a loop result done in the layout the loop carries, where that layout
+/// vectorizes the store as well as the coalesced one: the store's pointers and mask are
+/// index math, rebuilt in any layout for free, while moving the stored block to the
+/// coalesced layout costs a round trip through shared memory. (The first pass does not let
+/// such a store impose its layout on the loop, which would put a conversion of the loaded
+/// data inside the loop body, once per iteration; LayerNorm backward's `dw`/`db`
+/// accumulators.)
+fn stores_in_carried_layout(
+    func: &Function,
+    a: &LayoutAssignment,
+    presets: &HashMap<Value, Layout>,
+) -> HashMap<OpId, Layout> {
+    let mut stores = HashMap::new();
+    for op in code_ops(func) {
+        if !matches!(func.kind(op), OpKind::Store { .. }) {
+            continue;
+        }
+        let data = func.op(op);
+        let (Some(&ptr), Some(&value)) = (data.operands().first(), data.operands().get(1)) else {
+            continue;
+        };
+        if !is_loop_result(func, value) {
+            continue;
+        }
+        let carried = presets
+            .get(&canonical(func, value))
+            .or_else(|| a.layout(value))
+            .cloned();
+        let (Some(Layout::Blocked(b)), Some(plan), Some(shape)) = (
+            carried,
+            a.accesses.get(&op),
+            known_shape(func.value_type(ptr)),
+        ) else {
+            continue;
+        };
+        let fastest = b.order.first().copied().unwrap_or(0) as usize;
+        if fastest != plan.fastest_dim {
+            continue;
+        }
+        let layout = Layout::Blocked(b);
+        let Ok(linear) = layout.to_linear(&shape) else {
+            continue;
+        };
+        let elem_bits = match func.value_type(ptr).elem() {
+            tritonc_ir::Elem::Ptr(p) => p.pointee.bitwidth().unwrap_or(8).max(8),
+            _ => 8,
+        };
+        let mask = data.operands().get(2).map(|&m| a.axis.get(m));
+        let vec = vector_width(&a.axis.get(ptr), mask.as_ref(), &linear, fastest, elem_bits);
+        if vec >= plan.vector_width && layout != plan.layout {
+            stores.insert(op, layout);
+        }
+    }
+    stores
 }
 
 /// Small loads whose value is converted to one other layout before any use: the load is
@@ -304,6 +367,7 @@ fn assign_with(
     func: &Function,
     num_warps: u32,
     presets: &HashMap<Value, Layout>,
+    store_presets: &HashMap<OpId, Layout>,
 ) -> Result<LayoutAssignment, TtgirError> {
     if num_warps == 0 || !num_warps.is_power_of_two() || num_warps > 32 {
         return Err(TtgirError {
@@ -394,7 +458,10 @@ fn assign_with(
             .first()
             .and_then(|r| presets.get(r))
             .filter(|_| matches!(func.kind(op), OpKind::Load { .. }) && shape.len() == 1);
+        // A store of a loop result in the layout the loop carries (`stores_in_carried_layout`).
+        let store_preset = store_presets.get(&op);
         let layout = preset
+            .or(store_preset)
             .cloned()
             .unwrap_or_else(|| Layout::Blocked(access.layout.clone()));
         let linear = layout
@@ -405,10 +472,10 @@ fn assign_with(
             _ => data.operands().get(2),
         };
         let mask_info = mask.map(|&m| axis.get(m));
-        let fastest = if preset.is_some() {
-            0
-        } else {
-            access.order[0] as usize
+        let fastest = match (preset, store_preset) {
+            (Some(_), _) => 0,
+            (None, Some(Layout::Blocked(b))) => b.order.first().copied().unwrap_or(0) as usize,
+            _ => access.order[0] as usize,
         };
         let vec = vector_width(&info, mask_info.as_ref(), &linear, fastest, elem_bits);
         accesses.insert(
@@ -424,7 +491,13 @@ fn assign_with(
                 st.set(v, layout.clone());
             }
         }
-        for &v in data.operands() {
+        let is_store = matches!(func.kind(op), OpKind::Store { .. });
+        for (i, &v) in data.operands().iter().enumerate() {
+            // A stored loop result keeps the layout the loop gives it (see
+            // `stores_in_carried_layout`): the store adapts, not the loop body.
+            if is_store && i == 1 && is_loop_result(func, v) {
+                continue;
+            }
             if func.value_type(v).is_tensor()
                 && st.get(v).is_none()
                 && !has_inherent_layout(func, v)

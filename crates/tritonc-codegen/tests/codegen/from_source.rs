@@ -589,3 +589,29 @@ fn rotary_and_dropout_match_tritons_instruction_mix() {
     );
     assert_eq!(count(&dropout.ptx, "mul.lo.s32"), 106);
 }
+
+/// LayerNorm backward (dx) accumulates `dw`/`db` over rows in a loop and stores them after
+/// it: the loop carries the layout of the loaded rows and the stores adapt to it, so no
+/// loaded row moves through shared memory inside the loop (the only shared memory is the
+/// two row sums' cross-warp scratch), as in Triton's kernel.
+#[test]
+fn loop_accumulators_are_stored_in_the_layout_the_loop_carries() {
+    let k = compile_example(
+        "layer_norm.py",
+        "layer_norm_bwd_dx_kernel",
+        "*fp16:16, *fp16:16, *fp32:16, *fp32:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, 64, 8192",
+        8,
+        90,
+    );
+    // Two cross-warp sums of 8 warps' f32 partials, not 8192-element conversions.
+    assert!(k.shared_bytes <= 256, "shared bytes: {}", k.shared_bytes);
+    // Every store is 128-bit: 8192 elements over 256 threads are 32 per thread, so the
+    // fp16 `dx` row is 4 stores and each f32 partial-sum row 8.
+    assert_eq!(
+        k.ptx.matches("st.global.v4.b32").count(),
+        4 + 8 + 8,
+        "{}",
+        k.ptx
+    );
+    assert_eq!(k.ptx.matches("st.global").count(), 20);
+}
