@@ -345,6 +345,33 @@ mod compile_cache {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A cache directory that cannot be used (here a regular file) is one warning; the
+    /// compile goes on and writes its bundle.
+    #[test]
+    fn an_unusable_cache_directory_only_warns() {
+        let dir = scratch("cache-is-a-file");
+        let cache = dir.join("cache");
+        std::fs::write(&cache, "").expect("the scratch dir is writable");
+        let file = root().join("examples/vector_add.py");
+        let o = compile_add(&file, &dir.join("out"), &cache, &[]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert_eq!(
+            o.stderr.matches("warning[E0514]").count(),
+            1,
+            "{}",
+            o.stderr
+        );
+        assert!(!o.stderr.contains("recompiled"), "{}", o.stderr);
+        assert_eq!(
+            tree(&dir.join("out"))
+                .keys()
+                .filter(|k| k.ends_with("bundle.json"))
+                .count(),
+            1
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// ptxas that cannot be run, or a temporary directory it cannot work in, is the
     /// environment's fault: an input error (exit 2) with the reason, not an internal one.
     #[test]
