@@ -58,7 +58,7 @@ pub struct CompileArgs {
     pub files: Vec<PathBuf>,
     /// Compile every variant `tritonc verify SPEC` launches (the specializations come
     /// from the launch spec's actual arguments); takes several specs.
-    #[arg(long, value_name = "SPEC", num_args = 1.., conflicts_with_all = ["files", "signature", "kernel"])]
+    #[arg(long, value_name = "SPEC", num_args = 1.., conflicts_with_all = ["files", "signature", "kernel", "emit", "num_warps", "num_stages"])]
     pub spec: Vec<PathBuf>,
     /// The kernel to compile (required when the file defines several).
     #[arg(long, value_name = "NAME")]

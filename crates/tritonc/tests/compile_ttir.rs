@@ -408,3 +408,34 @@ fn semantic_errors_point_into_the_kernel() {
     assert_eq!(out.code, 2, "{}", out.transcript());
     insta::assert_snapshot!("ttir_arange_not_pow2", out.transcript());
 }
+
+/// `--spec` takes the stages, warps and pipelining stages from the launch spec: an
+/// `--emit`, `--num-warps` or `--num-stages` next to it would be ignored, so it is refused.
+#[test]
+fn spec_refuses_the_options_it_would_ignore() {
+    let out = std::env::temp_dir().join(format!("tritonc-spec-options-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let out_arg = out.to_str().expect("utf-8 temp path");
+    for option in [
+        ["--emit", "ttir"],
+        ["--num-warps", "8"],
+        ["--num-stages", "2"],
+    ] {
+        let mut args = vec![
+            "compile",
+            "--spec",
+            "examples/vector_add.toml",
+            "-o",
+            out_arg,
+        ];
+        args.extend(option);
+        let o = tritonc_in(&repo_root(), &args);
+        assert_eq!(o.code, 2, "{option:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("cannot be used with"),
+            "{option:?}: {}",
+            o.stderr
+        );
+    }
+    assert!(!out.exists(), "nothing is compiled");
+}
