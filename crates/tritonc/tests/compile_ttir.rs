@@ -439,3 +439,43 @@ fn spec_refuses_the_options_it_would_ignore() {
     }
     assert!(!out.exists(), "nothing is compiled");
 }
+
+/// A kernel lowered for several stages warns once, not once per stage.
+#[test]
+fn each_warning_is_printed_once_whatever_the_stages() {
+    let dir = std::env::temp_dir().join(format!("tritonc-warn-once-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("the temp dir is writable");
+    let file = dir.join("scale.py");
+    // In debug mode an i32 multiply of runtime values warns E0343 (no overflow check).
+    std::fs::write(
+        &file,
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n\
+         def scale(x_ptr, n, BLOCK: tl.constexpr):\n    \
+         i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    \
+         tl.store(x_ptr + i, n * 3, mask=i < n)\n",
+    )
+    .expect("the temp dir is writable");
+    let path = file.to_str().expect("utf-8 temp path");
+    for stages in ["ttir", "ttir,ttgir"] {
+        let o = tritonc_in(
+            &dir,
+            &[
+                "compile",
+                path,
+                "--debug",
+                "--signature",
+                "*i32:16, i32, 128",
+                "--emit",
+                stages,
+            ],
+        );
+        assert_eq!(o.code, 0, "{stages}: {}", o.stderr);
+        assert_eq!(
+            o.stderr.matches("warning[E0343]").count(),
+            1,
+            "{stages}: {}",
+            o.stderr
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

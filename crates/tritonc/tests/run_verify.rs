@@ -345,6 +345,44 @@ mod compile_cache {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// The back end lowers the kernels again after a text stage did: their warnings are
+    /// printed once.
+    #[test]
+    fn a_text_stage_and_the_ptx_warn_once() {
+        let dir = scratch("warn-once-ptx");
+        let file = dir.join("scale.py");
+        // In debug mode an i32 multiply of runtime values warns E0343.
+        std::fs::write(
+            &file,
+            "import triton\nimport triton.language as tl\n\n\n@triton.jit\n\
+             def scale(x_ptr, n, BLOCK: tl.constexpr):\n    \
+             i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    \
+             tl.store(x_ptr + i, n * 3, mask=i < n)\n",
+        )
+        .expect("the scratch dir is writable");
+        for stages in ["ptx", "ttir,ptx", "ttgir,ptx"] {
+            let args = [
+                "compile",
+                file.to_str().expect("utf-8 path"),
+                "--debug",
+                "--no-cache",
+                "--signature",
+                "*i32:16, i32, 128",
+                "--emit",
+                stages,
+            ];
+            let o = tritonc_with_env(&dir, &args, &[]);
+            assert_eq!(o.code, 0, "{stages}: {}", o.stderr);
+            assert_eq!(
+                o.stderr.matches("warning[E0343]").count(),
+                1,
+                "{stages}: {}",
+                o.stderr
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// A cache directory that cannot be used (here a regular file) is one warning; the
     /// compile goes on and writes its bundle.
     #[test]

@@ -234,7 +234,8 @@ fn emit_text_stage(
             }
         ))),
     };
-    if !warnings.is_empty() {
+    // Every stage lowers the same variants: the first prints their warnings.
+    if !warnings.is_empty() && request.stages.first() == Some(&stage) {
         out.diagnostics(Stream::Stderr, &warnings, sources);
     }
     match result {
