@@ -811,22 +811,21 @@ READINGS: dict[str, tuple[list, str]] = {
     ),
     "layer_norm.layer_norm_bwd_dx_kernel": (
         [("layer_norm.layer_norm_bwd_dx_kernel", "tc", "math:fma.f32", 95), ("layer_norm.layer_norm_bwd_dx_kernel", "tr", "math:fma.f32", 158),
-         ("layer_norm.layer_norm_bwd_dx_kernel", "tc", "sass_total", 1045), ("layer_norm.layer_norm_bwd_dx_kernel", "tr", "sass_total", 809),
-         ("layer_norm.layer_norm_bwd_dx_kernel", "tc", "sload", 44)],
+         ("layer_norm.layer_norm_bwd_dx_kernel", "tc", "sass_total", 747), ("layer_norm.layer_norm_bwd_dx_kernel", "tr", "sass_total", 809),
+         ("layer_norm.layer_norm_bwd_dx_kernel", "tc", "sload", 4), ("layer_norm.layer_norm_bwd_dx_kernel", "tc", "bar", 4)],
         """
         Global accesses identical (loop body counted once). Both sit at about 250 registers (8 warps per
-        SM) without spills. tritonc's loop body is 29 % longer in SASS (1045 against 809), from three
-        sources: (1) the per-element `tl.where(mask, …)` compares seen in the forward kernel (`ISETP`
-        42 against 18, `LOP3` 135 against 9); (2) more shared-memory traffic for its layout conversions
-        (32 KiB static against 8 KiB, 28 + 16 shared loads and 34 stores against 20 and 20) although
-        with fewer barriers (14 against 22); (3) **less fma contraction**: 95 `fma.rn.f32` against 158,
-        with 39 more `add.f32` and 32 more `sub.f32`. Per source line, Triton contracts `w_dy = w * dy`
-        into each of its users (`tl.sum(w_dy)` becomes an fma chain, `w_dy - (x_hat * c1 + c2)` becomes
-        `fma(w, dy, -t)`) although `w_dy` has several uses; tritonc keeps that product as a
-        separate `mul.f32` (42 `add.f32` for `tl.sum(w_dy)`, then `sub` and `mul` for `dx`), while it
-        does contract the single-use products (`x_hat * w_dy` in `c1`, `x_hat * c1 + c2`,
-        `dy * x_hat`). Both are allowed by Triton's default `enable_fp_fusion`, but the results then differ
-        in the last bits from Triton's. Not benchmarked; worth matching for bitwise parity.
+        SM) without spills. Since commit 0dd75ee the loop carries the loads' layout and the `dw`/`db`
+        partial sums are stored in it: the only shared memory left is the two row sums' cross-warp
+        scratch (32 B, 4 `ld.shared.v4`, 4 barriers against Triton's 22), and tritonc's SASS is shorter
+        (747 against 809). Before, the f32 stores' layout reached back into the loop and every row's
+        loaded data went through 32 KiB of shared memory (0.580× Triton on the H200, now 1.066×;
+        docs/benchmarks.md). Still different: **less fma contraction**, 95 `fma.rn.f32` against 158.
+        Triton contracts `w_dy = w * dy` into each of its users (`tl.sum(w_dy)` becomes an fma chain,
+        `w_dy - (x_hat * c1 + c2)` becomes `fma(w, dy, -t)`) although `w_dy` has several uses; tritonc
+        keeps that product as a separate `mul.f32` and contracts only single-use products. Both are
+        allowed by Triton's default `enable_fp_fusion`, but the results then differ in the last bits
+        from Triton's (2e-3 on fp16 `dx` in the benchmark); worth matching for bitwise parity.
         """,
     ),
     "layer_norm.layer_norm_bwd_dwdb_kernel": (
