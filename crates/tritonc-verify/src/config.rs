@@ -173,6 +173,10 @@ const KEYS: &[&str] = &[
 /// The keys `[verify.large]` accepts.
 const LARGE_KEYS: &[&str] = &["dims", "args", "random_programs"];
 
+/// The most random programs a large launch samples: each runs on the CPU interpreter, so
+/// thousands would take minutes (and a huge count would exhaust memory planning them).
+const MAX_RANDOM_PROGRAMS: i64 = 1024;
+
 /// Reads `[verify.large]`.
 fn parse_large(v: &toml::Value) -> Result<LargeConfig, String> {
     use tritonc_spec::parse::ExprValue;
@@ -228,8 +232,14 @@ fn parse_large(v: &toml::Value) -> Result<LargeConfig, String> {
                 }
             }
             "random_programs" => match v {
-                toml::Value::Integer(i) if *i >= 0 => c.random_programs = *i as usize,
-                _ => return Err("`random_programs` must be a non-negative integer".into()),
+                toml::Value::Integer(i) if (0..=MAX_RANDOM_PROGRAMS).contains(i) => {
+                    c.random_programs = *i as usize
+                }
+                _ => {
+                    return Err(format!(
+                        "`random_programs` must be an integer from 0 to {MAX_RANDOM_PROGRAMS}"
+                    ))
+                }
             },
             other => {
                 return Err(format!(
@@ -481,6 +491,10 @@ mod tests {
             (
                 "[verify.large]\ndims = { \"x.shape[0]\" = 5 }\nsamples = 3\n",
                 "unknown key `samples`",
+            ),
+            (
+                "[verify.large]\ndims = { \"x.shape[0]\" = 5 }\nrandom_programs = 100000000000\n",
+                "from 0 to 1024",
             ),
         ] {
             let e = split_verify_table(bad, FileId(0)).expect_err(bad);
