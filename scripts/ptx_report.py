@@ -809,6 +809,74 @@ READINGS: dict[str, tuple[list, str]] = {
         is shorter (606 against 648 SASS); as launched both have 40 registers. No concern.
         """,
     ),
+    "matmul_fp16_2048x2048x2048": (
+        [("matmul_fp16_2048x2048x2048", "tc", "math:fma.f32", 32), ("matmul_fp16_2048x2048x2048", "tc", "sass_regs", 80),
+         ("matmul_fp16_2048x2048x2048", "tr", "sass_regs", 60)],
+        """
+        Not comparable in kind: Triton 3.6 feeds `tl.dot` to Hopper's tensor cores (operands staged in
+        shared memory through asynchronous copies, which is why its PTX shows no global loads of the
+        operands per thread), while tritonc's dot is still a register FMA loop (32 `fma.f32` per k-step
+        per thread here, operand tiles staged through 16 KiB of shared memory). That is the whole
+        0.043× on the H200 (13.7 against 320 TFLOP/s, docs/benchmarks.md). The next lever is the
+        tensor-core path (`mma.sync` / `wgmma` with shared-memory operand layouts).
+        """,
+    ),
+    "attention_fp16_4x16x1024x64": (
+        [("attention_fp16_4x16x1024x64", "tc", "bar", 14), ("attention_fp16_4x16x1024x64", "tr", "bar", 5),
+         ("attention_fp16_4x16x1024x64", "tc", "sass_regs", 156)],
+        """
+        As matmul: both `tl.dot`s are FMA loops in tritonc and tensor-core instructions in Triton
+        (0.033–0.040× on the H200). tritonc also moves the `p` tile and the row statistics between
+        the two dots' layouts through shared memory (14 barriers against 5, 32 KiB static). The
+        tensor-core path would replace both.
+        """,
+    ),
+    "cumsum_fp32_16384x1024": (
+        [("cumsum_fp32_16384x1024", "tc", "sass_total", 473), ("cumsum_fp32_16384x1024", "tr", "sass_total", 343),
+         ("cumsum_fp32_16384x1024", "tc", "sass_regs", 63), ("cumsum_fp32_16384x1024", "tr", "sass_regs", 56)],
+        """
+        Global accesses identical (8 × 128-bit loads and stores per thread). The scan itself differs:
+        tritonc combines lanes with `shfl.sync.bfly` in its own order (docs/numerics.md: the order is a
+        contract with the interpreter, and the results differ from Triton's in the last bits) and
+        selects per element which partial applies (224 `selp` against 84), so its code is 38 % longer
+        (473 against 343 SASS) with 63 against 56 registers. 0.969× on the H200 at 1024 columns,
+        1.016× at 256: matching Triton's scan (`shfl.up` steps) is the next lever.
+        """,
+    ),
+    "cumsum_fp32_65536x256": (
+        [("cumsum_fp32_65536x256", "tc", "sass_total", 442), ("cumsum_fp32_65536x256", "tr", "sass_total", 324)],
+        """
+        The same scan as at 1024 columns (442 against 324 SASS); with 16 rows per program the
+        shared-memory step is the same 32 B both ways. 1.016× on the H200.
+        """,
+    ),
+    "quantize_fp16_4096x8192": (
+        [("quantize_fp16_4096x8192", "tc", "sload", 9), ("quantize_fp16_4096x8192", "tr", "sload", 2)],
+        """
+        Global accesses identical. tritonc converts the loaded row to the int8 store's layout through
+        16 KiB of shared memory (8 `st.shared.v4` + 8 `ld.shared.v4` per thread, one extra barrier);
+        Triton keeps one layout for the row, the absolute maximum and the store. Still 1.028× on the
+        H200: the conversion hides behind the row's loads. Doing the int8 store in the loaded layout
+        (as the loop-result stores now are) would remove it.
+        """,
+    ),
+    "dequantize_fp16_4096x8192": (
+        [("dequantize_fp16_4096x8192", "tc", "bar", 7), ("dequantize_fp16_4096x8192", "tr", "bar", 31)],
+        """
+        Global accesses identical. Both convert the int8 rows to the fp16 store's layout through
+        shared memory; tritonc in 7 barriers with half the shared traffic (256 B against 512 B per
+        thread), Triton in 31. Fewer registers (43 against 54) and SASS (1131 against 1213). 1.010× on
+        the H200.
+        """,
+    ),
+    "layer_norm_bwd_dx_fp16_4096x8192": (
+        [("layer_norm_bwd_dx_fp16_4096x8192", "tc", "bar", 4), ("layer_norm_bwd_dx_fp16_4096x8192", "tr", "bar", 22)],
+        """
+        The benchmark's specialization of the kernel below (`n_rows` divisible by 16): the same code,
+        read there. 1.066× on the H200 since the loop-result stores keep the carried layout (0.580×
+        before).
+        """,
+    ),
     "layer_norm.layer_norm_bwd_dx_kernel": (
         [("layer_norm.layer_norm_bwd_dx_kernel", "tc", "math:fma.f32", 95), ("layer_norm.layer_norm_bwd_dx_kernel", "tr", "math:fma.f32", 158),
          ("layer_norm.layer_norm_bwd_dx_kernel", "tc", "sass_total", 747), ("layer_norm.layer_norm_bwd_dx_kernel", "tr", "sass_total", 809),
