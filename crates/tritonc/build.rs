@@ -6,8 +6,11 @@
 //! On Linux the `tritonc` executable is linked as a position-dependent executable
 //! (`-no-pie`): with statically linked LLVM/MLIR a PIE carries ~280,000 relative
 //! relocations that the dynamic loader applies at every start (1–2 ms of a
-//! `tritonc compile` of a few milliseconds; docs/benchmarks.md). Test binaries keep the
-//! default.
+//! `tritonc compile` of a few milliseconds; docs/benchmarks.md). libstdc++ is linked in
+//! statically too (its archive's definitions take precedence over the shared library
+//! LLVM's link flags name, which is then not needed): LLVM's ~17,000 references to its
+//! type-info vtables are otherwise bound by the loader at every start (0.3–0.5 ms). GCC's
+//! runtime library exception permits this. Test binaries keep the defaults.
 
 use std::process::Command;
 
@@ -16,6 +19,12 @@ fn main() {
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     if os == "linux" && env == "gnu" {
         println!("cargo:rustc-link-arg-bins=-no-pie");
+        // Only LLVM/MLIR (the `mlir` feature) needs libstdc++ at all.
+        if std::env::var_os("CARGO_FEATURE_MLIR").is_some() {
+            println!(
+                "cargo:rustc-link-arg-bins=-Wl,--whole-archive,-l:libstdc++.a,--no-whole-archive"
+            );
+        }
     }
     let commit = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
