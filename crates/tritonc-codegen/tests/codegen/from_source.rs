@@ -167,10 +167,19 @@ fn examples_assemble_with_ptxas() {
     }
 }
 
-/// Every example kernel of the Triton 3.6 fixtures compiles, for sm_80 and sm_90, to PTX
-/// that ptxas accepts (when ptxas is installed), without a panic.
-#[test]
-fn every_example_compiles_for_sm80_and_sm90() {
+/// One reference fixture of `tests/fixtures/triton` (recorded from upstream Triton): an
+/// example kernel with the signature and `num_warps` Triton compiled it with.
+struct TritonFixture {
+    stem: String,
+    /// The file under `examples/`.
+    file: String,
+    kernel: String,
+    signature: String,
+    num_warps: u32,
+}
+
+/// Every kernel fixture (`FILE__KERNEL.json`), sorted by name.
+fn triton_fixtures() -> Vec<TritonFixture> {
     let dir = workspace_root().join("tests/fixtures/triton");
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .expect("the fixture directory exists")
@@ -180,26 +189,42 @@ fn every_example_compiles_for_sm80_and_sm90() {
         })
         .collect();
     names.sort();
-    assert!(names.len() >= 19, "the fixtures are there");
+    names
+        .into_iter()
+        .filter_map(|path| {
+            let fx: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).expect("readable"))
+                    .expect("JSON");
+            Some(TritonFixture {
+                stem: path.file_stem()?.to_string_lossy().into_owned(),
+                file: fx["file"]
+                    .as_str()?
+                    .trim_start_matches("examples/")
+                    .to_string(),
+                kernel: fx["kernel"].as_str()?.to_string(),
+                signature: fx["signature"].as_str()?.to_string(),
+                num_warps: fx["num_warps"].as_u64().unwrap_or(4) as u32,
+            })
+        })
+        .collect()
+}
+
+/// Every example kernel of the Triton 3.6 fixtures compiles, for sm_80 and sm_90, to PTX
+/// that ptxas accepts (when ptxas is installed), without a panic.
+#[test]
+fn every_example_compiles_for_sm80_and_sm90() {
+    let fixtures = triton_fixtures();
+    assert!(fixtures.len() >= 19, "the fixtures are there");
     let ptxas = Ptxas::locate(&workspace_root());
     let mut failures = Vec::new();
-    for path in names {
-        let stem = path
-            .file_stem()
-            .expect("fixture files have names")
-            .to_string_lossy()
-            .into_owned();
-        let fx: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
-        let (Some(file), Some(kernel), Some(sig)) = (
-            fx["file"].as_str(),
-            fx["kernel"].as_str(),
-            fx["signature"].as_str(),
-        ) else {
-            continue;
-        };
-        let file = file.trim_start_matches("examples/");
-        let warps = fx["num_warps"].as_u64().unwrap_or(4) as u32;
+    for fx in &fixtures {
+        let (stem, file, kernel, sig, warps) = (
+            &fx.stem,
+            fx.file.as_str(),
+            fx.kernel.as_str(),
+            fx.signature.as_str(),
+            fx.num_warps,
+        );
         for sm in [80, 90] {
             let outcome =
                 std::panic::catch_unwind(|| try_compile_example(file, kernel, sig, warps, sm));
@@ -451,34 +476,16 @@ fn atomics_bools_bytes_shapes_and_scans_assemble() {
 /// lanes and warps, warps split differently), and ptxas accepts the PTX.
 #[test]
 fn every_example_compiles_for_other_warp_counts() {
-    let dir = workspace_root().join("tests/fixtures/triton");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .expect("the fixture directory exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "json") && p.to_string_lossy().contains("__")
-        })
-        .collect();
-    names.sort();
     let ptxas = Ptxas::locate(&workspace_root());
     let mut failures = Vec::new();
-    for path in names {
-        let stem = path
-            .file_stem()
-            .expect("fixture files have names")
-            .to_string_lossy()
-            .into_owned();
-        let fx: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
-        let (Some(file), Some(kernel), Some(sig)) = (
-            fx["file"].as_str(),
-            fx["kernel"].as_str(),
-            fx["signature"].as_str(),
-        ) else {
-            continue;
-        };
-        let file = file.trim_start_matches("examples/");
-        let own = fx["num_warps"].as_u64().unwrap_or(4) as u32;
+    for fx in &triton_fixtures() {
+        let (stem, file, kernel, sig, own) = (
+            &fx.stem,
+            fx.file.as_str(),
+            fx.kernel.as_str(),
+            fx.signature.as_str(),
+            fx.num_warps,
+        );
         for warps in [1, 8] {
             if warps == own {
                 continue;
