@@ -8,9 +8,9 @@
 //! kept as i64 values, as that pass keeps them.
 
 use tritonc_diagnostics::{Diagnostic, Span};
-use tritonc_ir::{CacheModifier, CastOp, CmpIPredicate, DType, Elem, LoadOptions, Type};
+use tritonc_ir::{CastOp, CmpIPredicate, DType, Elem, LoadOptions, Type};
 
-use super::core::{cache_modifier, eviction, string_arg};
+use super::core::{load_hints, store_hints, string_arg};
 use super::{arith, expect_const, expect_tensor, BuiltinCall, BuiltinFn};
 use crate::codes;
 use crate::lower::LowerCx;
@@ -400,19 +400,7 @@ fn load(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
             }
         },
     };
-    let cache = cache_modifier(
-        &b[5],
-        &[
-            (".ca", CacheModifier::Ca),
-            (".cg", CacheModifier::Cg),
-            (".cv", CacheModifier::Cv),
-        ],
-    )?;
-    let evict = eviction(&b[6])?;
-    let is_volatile = match &b[7] {
-        Some(a) => expect_const(a, "`volatile`")?.truthy(),
-        None => false,
-    };
+    let (cache, evict, is_volatile) = load_hints(&b[5], &b[6], &b[7])?;
     let (ptr, mask) = pointers_and_mask(cx, &p, &check, call.span)?;
     // The rewrite adds `other` only where a mask exists and a padding was asked for.
     let other = match (&mask, padding) {
@@ -484,16 +472,7 @@ fn store(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
         )));
     }
     let check = boundary_check(&b[3], p.block_shape.len())?;
-    let cache = cache_modifier(
-        &b[4],
-        &[
-            (".wb", CacheModifier::Wb),
-            (".cg", CacheModifier::Cg),
-            (".cs", CacheModifier::Cs),
-            (".wt", CacheModifier::Wt),
-        ],
-    )?;
-    let evict = eviction(&b[5])?;
+    let (cache, evict) = store_hints(&b[4], &b[5])?;
     let (ptr, mask) = pointers_and_mask(cx, &p, &check, call.span)?;
     cx.builder(call.span)
         .store(ptr.id, v.id, mask.map(|m| m.id), cache, evict);

@@ -274,6 +274,45 @@ pub(super) fn cache_modifier(
 }
 
 /// The `eviction_policy=` of a load or store.
+/// `tl.load`'s `cache_modifier`, `eviction_policy` and `volatile` (pointer tensors and
+/// block pointers alike).
+pub(super) fn load_hints(
+    cache: &Option<(SemaValue, Span)>,
+    evict: &Option<(SemaValue, Span)>,
+    volatile: &Option<(SemaValue, Span)>,
+) -> Result<(CacheModifier, EvictionPolicy, bool), Diagnostic> {
+    let cache = cache_modifier(
+        cache,
+        &[
+            (".ca", CacheModifier::Ca),
+            (".cg", CacheModifier::Cg),
+            (".cv", CacheModifier::Cv),
+        ],
+    )?;
+    let volatile = match volatile {
+        Some(a) => expect_const(a, "`volatile`")?.truthy(),
+        None => false,
+    };
+    Ok((cache, eviction(evict)?, volatile))
+}
+
+/// `tl.store`'s `cache_modifier` and `eviction_policy`.
+pub(super) fn store_hints(
+    cache: &Option<(SemaValue, Span)>,
+    evict: &Option<(SemaValue, Span)>,
+) -> Result<(CacheModifier, EvictionPolicy), Diagnostic> {
+    let cache = cache_modifier(
+        cache,
+        &[
+            (".wb", CacheModifier::Wb),
+            (".cg", CacheModifier::Cg),
+            (".cs", CacheModifier::Cs),
+            (".wt", CacheModifier::Wt),
+        ],
+    )?;
+    Ok((cache, eviction(evict)?))
+}
+
 pub(super) fn eviction(a: &Option<(SemaValue, Span)>) -> Result<EvictionPolicy, Diagnostic> {
     let Some((s, span)) = string_arg(a, "an eviction policy")? else {
         return Ok(EvictionPolicy::Normal);
@@ -363,19 +402,7 @@ pub(super) fn load(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
                 .with_help("pass `mask=...` too, or drop `other`"),
         );
     }
-    let cache = cache_modifier(
-        &b[5],
-        &[
-            (".ca", CacheModifier::Ca),
-            (".cg", CacheModifier::Cg),
-            (".cv", CacheModifier::Cv),
-        ],
-    )?;
-    let evict = eviction(&b[6])?;
-    let is_volatile = match &b[7] {
-        Some(a) => expect_const(a, "`volatile`")?.truthy(),
-        None => false,
-    };
+    let (cache, evict, is_volatile) = load_hints(&b[5], &b[6], &b[7])?;
     let mut mask = None;
     let mut other = None;
     if let Some(m) = b[1].as_ref().filter(|_| !is_none(&b[1])) {
@@ -425,16 +452,7 @@ pub(super) fn store(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     ])?;
     let (mut ptr, pointee) = pointer_arg(cx, &call.required(&b, 0, "pointer")?)?;
     let value = call.required(&b, 1, "value")?;
-    let cache = cache_modifier(
-        &b[4],
-        &[
-            (".wb", CacheModifier::Wb),
-            (".cg", CacheModifier::Cg),
-            (".cs", CacheModifier::Cs),
-            (".wt", CacheModifier::Wt),
-        ],
-    )?;
-    let evict = eviction(&b[5])?;
+    let (cache, evict) = store_hints(&b[4], &b[5])?;
     let v = arith::to_tensor(cx, value.0.clone(), value.1)?;
     // The value is broadcast to the pointer's shape and converted to the pointee type.
     if v.is_block() && !ptr.is_block() {
