@@ -322,16 +322,8 @@ fn configured_signature(
     path: &Path,
     kernel: &str,
 ) -> Result<Option<(String, String)>, Vec<Diagnostic>> {
-    let (settings, config) = tritonc_lint::Settings::discover(path).map_err(|e| {
-        vec![Diagnostic::error(
-            codes::UNREADABLE_FILE,
-            format!(
-                "cannot read the configuration `{}`: {}",
-                e.path.display(),
-                e.message.trim_end()
-            ),
-        )]
-    })?;
+    let (settings, config) =
+        tritonc_lint::Settings::discover(path).map_err(|e| vec![super::lint::config_error(&e)])?;
     let (Some(config), Some(sig)) = (config, settings.kernel_signatures.get(kernel)) else {
         return Ok(None);
     };

@@ -360,7 +360,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn config_error(e: &ConfigError) -> Diagnostic {
+/// A configuration that cannot be read or parsed (`E0503`), for `lint` and `compile`.
+pub(crate) fn config_error(e: &ConfigError) -> Diagnostic {
     Diagnostic::error(
         codes::UNREADABLE_FILE,
         format!(
