@@ -7,7 +7,7 @@ use tritonc_codegen::{CompiledKernel, Ptxas};
 use tritonc_sema::LaunchOptions;
 
 use crate::from_source::compile_source_with;
-use crate::reference_kernels::{golden_path, workspace_root};
+use crate::reference_kernels::{check_golden, workspace_root};
 
 const GATHER_SIG: &str = "*fp32:16, *i32:16, *fp32:16, i32, i32, 128";
 
@@ -83,21 +83,7 @@ fn without_debug_mode_no_assert_is_emitted() {
 #[test]
 fn debug_assert_golden_matches() {
     let (_, k) = gather(true, 90);
-    let path = golden_path("debug_assert.ptx");
-    if std::env::var_os("TRITONC_UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, &k.ptx).expect("golden written");
-        return;
-    }
-    let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "{} missing; run with TRITONC_UPDATE_GOLDEN=1",
-            path.display()
-        )
-    });
-    assert_eq!(
-        golden, k.ptx,
-        "debug_assert PTX changed; rerun with TRITONC_UPDATE_GOLDEN=1 and review"
-    );
+    check_golden("debug_assert", &k.ptx);
 }
 
 const HELPERS: &str = r#"import triton

@@ -20,6 +20,26 @@ pub fn golden_path(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Compares `ptx` with the golden `tests/golden/{stem}.ptx`, or (re)writes the golden
+/// when `TRITONC_UPDATE_GOLDEN` is set.
+pub fn check_golden(stem: &str, ptx: &str) {
+    let path = golden_path(&format!("{stem}.ptx"));
+    if std::env::var_os("TRITONC_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, ptx).expect("golden written");
+        return;
+    }
+    let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "{} missing; run with TRITONC_UPDATE_GOLDEN=1",
+            path.display()
+        )
+    });
+    assert_eq!(
+        golden, ptx,
+        "{stem} PTX changed; rerun with TRITONC_UPDATE_GOLDEN=1 and review"
+    );
+}
+
 fn vector_add_ptx(target: NvptxTarget) -> String {
     let context = codegen_context();
     let mut kernels = vector_add::build(&context, "vector_add_module").expect("vector_add builds");

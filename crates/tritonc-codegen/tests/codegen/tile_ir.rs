@@ -7,7 +7,7 @@ use tritonc_diagnostics::{SourceMap, Span};
 use tritonc_ir::{Builder, DType, Function, Location, MathOp, Type};
 
 use crate::fixtures;
-use crate::reference_kernels::{entry_params, golden_path, workspace_root};
+use crate::reference_kernels::{check_golden, entry_params, workspace_root};
 
 /// A source map whose file 0 stands in for the kernel's Python file.
 fn sources() -> SourceMap {
@@ -262,24 +262,9 @@ fn tile_kernels_assemble_with_ptxas_for_sm80_and_sm90() {
 
 #[test]
 fn tile_goldens_match() {
-    let update = std::env::var_os("TRITONC_UPDATE_GOLDEN").is_some();
     for (name, func, warps) in golden_kernels() {
         let k = compile(&func, 90, warps);
-        let path = golden_path(&format!("{name}.ptx"));
-        if update {
-            std::fs::write(&path, &k.ptx).expect("golden written");
-            continue;
-        }
-        let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-            panic!(
-                "{} missing; run with TRITONC_UPDATE_GOLDEN=1",
-                path.display()
-            )
-        });
-        assert_eq!(
-            golden, k.ptx,
-            "{name} PTX changed; rerun with TRITONC_UPDATE_GOLDEN=1 and review"
-        );
+        check_golden(name, &k.ptx);
     }
 }
 
