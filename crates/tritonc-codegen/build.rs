@@ -6,6 +6,7 @@ use std::{env, path::PathBuf, process::Command};
 
 fn main() {
     println!("cargo:rerun-if-changed=cpp/registration.cpp");
+    println!("cargo:rerun-if-changed=cpp/nvptx.cpp");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     // The same LLVM 22 install mlir-sys links (.cargo/config.toml sets the prefix).
     let prefix = env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
@@ -27,7 +28,11 @@ fn main() {
     );
     let flags = String::from_utf8_lossy(&output.stdout).into_owned();
     let mut build = cc::Build::new();
-    build.cpp(true).file("cpp/registration.cpp").warnings(false);
+    build
+        .cpp(true)
+        .file("cpp/registration.cpp")
+        .file("cpp/nvptx.cpp")
+        .warnings(false);
     for flag in flags.split_whitespace() {
         build.flag(flag);
     }

@@ -24,22 +24,19 @@
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 
-#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 
 extern "C" {
 
 /// The dialects tritonc emits (gpu, llvm, nvvm, arith, scf, cf) plus `ub`, which the
 /// conversions produce; their conversion-to-LLVM interfaces, which `convert-gpu-to-nvvm`
-/// collects from the loaded dialects; the NVVM target attribute's serialization
-/// (`gpu-module-to-binary`); and the translations to LLVM IR.
+/// collects from the loaded dialects; and the translations to LLVM IR (cpp/nvptx.cpp).
 void tritoncRegisterNvvmDialects(MlirDialectRegistry c_registry) {
   mlir::DialectRegistry &registry = *unwrap(c_registry);
   registry.insert<mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
@@ -53,8 +50,6 @@ void tritoncRegisterNvvmDialects(MlirDialectRegistry c_registry) {
   mlir::registerConvertNVVMToLLVMInterface(registry);
   mlir::ub::registerConvertUBToLLVMInterface(registry);
 
-  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerGPUDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
@@ -63,12 +58,10 @@ void tritoncRegisterNvvmDialects(MlirDialectRegistry c_registry) {
 
 /// The passes of the textual pipeline in src/pipeline.rs, so it parses.
 void tritoncRegisterNvvmPasses(void) {
-  mlir::registerGpuNVVMAttachTarget();
   mlir::registerSCFToControlFlowPass();
   mlir::registerConvertGpuOpsToNVVMOps();
   mlir::LLVM::registerDIScopeForLLVMFuncOpPass();
   mlir::registerReconcileUnrealizedCastsPass();
-  mlir::registerGpuModuleToBinaryPass();
 }
 
 } // extern "C"

@@ -9,9 +9,9 @@ const EMITTED_DIALECTS: [&str; 6] = ["gpu", "llvm", "nvvm", "arith", "scf", "cf"
 
 extern "C" {
     /// cpp/registration.cpp: the dialects above plus `ub`, their conversion-to-LLVM
-    /// interfaces, the NVVM target's serialization and the LLVM IR translations.
+    /// interfaces and the LLVM IR translations.
     fn tritoncRegisterNvvmDialects(registry: mlir_sys::MlirDialectRegistry);
-    /// cpp/registration.cpp: the passes of [`crate::nvptx_pipeline`].
+    /// cpp/registration.cpp: the passes of [`crate::nvvm_pipeline`].
     fn tritoncRegisterNvvmPasses();
 }
 

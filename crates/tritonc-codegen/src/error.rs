@@ -33,9 +33,9 @@ pub enum CodegenError {
         /// MLIR diagnostics, each `location: message`.
         diagnostics: Vec<String>,
     },
-    /// The pipeline ran but left no `gpu.binary` with a PTX object behind.
-    #[error("the lowered module holds no PTX object for `{module}`")]
-    MissingPtx {
+    /// The module holds no `gpu.module` of the expected name after MLIR's pipeline.
+    #[error("the lowered module holds no `gpu.module @{module}`")]
+    MissingGpuModule {
         /// The `gpu.module` symbol name.
         module: String,
     },

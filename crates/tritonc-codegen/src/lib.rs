@@ -1,5 +1,5 @@
 //! GPU code generation for NVIDIA: builds MLIR (`gpu`, `llvm`, `nvvm`, `arith`, `scf`)
-//! with melior, lowers it through MLIR's NVVM pipeline to PTX, and checks the PTX with
+//! with melior, lowers it through MLIR's NVVM pipeline and LLVM's NVPTX back end to PTX, and checks the PTX with
 //! ptxas. See docs/backend-nvidia.md for the toolchain, the pipeline and the kernel ABI.
 
 pub mod body;
@@ -13,6 +13,7 @@ pub mod module;
 pub mod pipeline;
 pub mod ptxas;
 pub mod reduce;
+pub mod serialize;
 pub mod target;
 
 pub use body::BodyBuilder;
@@ -20,10 +21,12 @@ pub use context::codegen_context;
 pub use error::CodegenError;
 pub use libdevice::locate_libdevice;
 pub use lower::{
-    compile_to_mlir, compile_to_ptx, compile_to_ptx_in, AbiParam, CompileError, CompileOptions,
-    CompileStage, CompiledKernel,
+    compile_to_llvm_ir_in, compile_to_mlir, compile_to_ptx, compile_to_ptx_in, AbiParam,
+    CompileError, CompileOptions, CompileStage, CompiledKernel,
 };
 pub use module::{KernelModule, KernelParam};
-pub use pipeline::{lower_to_ptx, lower_to_ptx_linking, nvptx_pipeline, nvptx_pipeline_linking};
+pub use pipeline::{
+    lower_module, lower_to_ptx, lower_to_ptx_linking, nvvm_pipeline, LoweredModule,
+};
 pub use ptxas::{Ptxas, PtxasReport};
 pub use target::NvptxTarget;

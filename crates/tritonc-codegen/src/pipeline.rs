@@ -4,7 +4,6 @@ use std::{cell::RefCell, rc::Rc};
 
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, AttributeLike},
         operation::{OperationLike, OperationRef},
         BlockLike, Location, Module,
     },
@@ -15,10 +14,9 @@ use melior::{
 
 use crate::{error::CodegenError, module::KernelModule, target::NvptxTarget};
 
-/// The textual pass pipeline lowering every `gpu.module` to PTX for `target`.
+/// The textual MLIR pass pipeline lowering every `gpu.module` to the LLVM and NVVM
+/// dialects, ready for LLVM ([`crate::serialize`]).
 ///
-/// - `nvvm-attach-target` puts `#nvvm.target<chip, features>` on the `gpu.module`;
-///   `features=+ptxNN` fixes the PTX ISA version (LLVM's default is the chip's minimum).
 /// - `convert-scf-to-cf` first: `convert-gpu-to-nvvm` lowers `arith`, `cf`, `gpu`,
 ///   `llvm`, `nvvm` to the LLVM dialect in one go but has no patterns for `scf`.
 /// - `convert-gpu-to-nvvm{index-bitwidth=32}`: thread and block ids are 32-bit in PTX;
@@ -29,32 +27,14 @@ use crate::{error::CodegenError, module::KernelModule, target::NvptxTarget};
 ///   `LineTablesOnly`: with it NVPTX marks the target `.target sm_90, debug` and emits
 ///   DWARF sections, i.e. a debug build.
 /// - `reconcile-unrealized-casts` removes the casts left between converted types.
-/// - `gpu-module-to-binary{format=isa}` runs LLVM's NVPTX back end and stores the PTX
-///   text in a `gpu.binary` op (no ptxas: `format=isa` stops at assembly).
-pub fn nvptx_pipeline(target: &NvptxTarget) -> String {
-    nvptx_pipeline_linking(target, &[])
-}
-
-/// [`nvptx_pipeline`] linking the bitcode `libraries` (libdevice) into every module
-/// (`nvvm-attach-target`'s `l` option; LLVM keeps only the functions used, and its
-/// NVVMReflect pass resolves libdevice's `__nvvm_reflect` queries: no flush to zero).
-pub fn nvptx_pipeline_linking(target: &NvptxTarget, libraries: &[std::path::PathBuf]) -> String {
-    let link = if libraries.is_empty() {
-        String::new()
-    } else {
-        let list: Vec<String> = libraries.iter().map(|p| p.display().to_string()).collect();
-        format!(" l={}", list.join(","))
-    };
-    format!(
-        "builtin.module(\
-         nvvm-attach-target{{chip={chip} features={features} O=3{link}}},\
-         gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm{{index-bitwidth=32}}),\
-         ensure-debug-info-scope-on-llvm-func{{emission-kind=DebugDirectivesOnly}},\
-         reconcile-unrealized-casts,\
-         gpu-module-to-binary{{format=isa}})",
-        chip = target.chip(),
-        features = target.features(),
-    )
+///
+/// What MLIR's `gpu-module-to-binary` would do next (LLVM IR, libdevice, O3, NVPTX) is
+/// done by [`crate::serialize::nvptx_compile`], which also gives the optimized LLVM IR.
+pub fn nvvm_pipeline() -> &'static str {
+    "builtin.module(\
+     gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm{index-bitwidth=32}),\
+     ensure-debug-info-scope-on-llvm-func{emission-kind=DebugDirectivesOnly},\
+     reconcile-unrealized-casts)"
 }
 
 /// Collects MLIR diagnostics while attached to a context, as `location: message` lines.
@@ -124,23 +104,45 @@ fn source_position(location: Location<'_>) -> String {
     }
 }
 
+/// The output of LLVM for one module: PTX, and the optimized LLVM IR when asked for.
+#[derive(Debug, Clone, Default)]
+pub struct LoweredModule {
+    /// The PTX text.
+    pub ptx: String,
+    /// LLVM IR after LLVM's optimizations, as printed by LLVM (`--emit llir`).
+    pub llvm_ir: Option<String>,
+}
+
 /// Verifies the module, lowers it to PTX for `target` and returns the PTX text.
 ///
-/// The module is rewritten in place (it ends as a `gpu.binary`). On failure the error
-/// carries MLIR's diagnostics with the locations of the offending ops.
+/// The module is rewritten in place (it ends in the LLVM and NVVM dialects). On failure
+/// the error carries MLIR's diagnostics with the locations of the offending ops.
 pub fn lower_to_ptx(
     kernels: &mut KernelModule<'_>,
     target: &NvptxTarget,
 ) -> Result<String, CodegenError> {
-    lower_to_ptx_linking(kernels, target, &[])
+    lower_module(kernels, target, &[], false).map(|lowered| lowered.ptx)
 }
 
-/// [`lower_to_ptx`] linking the bitcode `libraries` (see [`nvptx_pipeline_linking`]).
+/// [`lower_to_ptx`] linking the bitcode `libraries` (libdevice) into the module: LLVM
+/// keeps only the functions used, and its NVVMReflect pass resolves libdevice's
+/// `__nvvm_reflect` queries (no flush to zero).
 pub fn lower_to_ptx_linking(
     kernels: &mut KernelModule<'_>,
     target: &NvptxTarget,
     libraries: &[std::path::PathBuf],
 ) -> Result<String, CodegenError> {
+    lower_module(kernels, target, libraries, false).map(|lowered| lowered.ptx)
+}
+
+/// Runs [`nvvm_pipeline`] over the module, then LLVM ([`crate::serialize`]) over its
+/// `gpu.module`: the PTX, plus the optimized LLVM IR when `want_llvm_ir`.
+pub fn lower_module(
+    kernels: &mut KernelModule<'_>,
+    target: &NvptxTarget,
+    libraries: &[std::path::PathBuf],
+    want_llvm_ir: bool,
+) -> Result<LoweredModule, CodegenError> {
     let context = kernels.context();
     let sink = DiagnosticSink::attach(context);
     if !kernels.module().as_operation().verify() {
@@ -149,17 +151,23 @@ pub fn lower_to_ptx_linking(
         });
     }
 
-    let pipeline = nvptx_pipeline_linking(target, libraries);
+    let pipeline = nvvm_pipeline();
     let manager = PassManager::new(context);
+    // The module was verified above; MLIR's verifier after every pass checks MLIR's own
+    // passes, which a release build trusts (as LLVM's release pipelines do). Debug builds,
+    // which the tests use, and TRITONC_MLIR_VERIFY=1 keep it.
+    manager.enable_verifier(
+        cfg!(debug_assertions) || std::env::var_os("TRITONC_MLIR_VERIFY").is_some(),
+    );
     if std::env::var_os("TRITONC_MLIR_TIMING").is_some() {
         // MLIR's own pass timing report, printed to stderr when the manager is dropped
         // (as `mlir-opt --mlir-timing`); docs/backend-nvidia.md.
         // SAFETY: `manager` is a live pass manager owned here.
         unsafe { mlir_sys::mlirPassManagerEnableTiming(manager.to_raw()) };
     }
-    parse_pass_pipeline(manager.as_operation_pass_manager(), &pipeline).map_err(|error| {
+    parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline).map_err(|error| {
         CodegenError::PipelineParse {
-            pipeline: pipeline.clone(),
+            pipeline: pipeline.to_string(),
             reason: error.to_string(),
         }
     })?;
@@ -170,43 +178,43 @@ pub fn lower_to_ptx_linking(
     }
 
     let name = kernels.name().to_owned();
-    ptx_of_binary(kernels.module(), &name).ok_or(CodegenError::MissingPtx { module: name })
+    let gpu_module = gpu_module_named(kernels.module(), &name).ok_or_else(|| {
+        CodegenError::MissingGpuModule {
+            module: name.clone(),
+        }
+    })?;
+    let timer = std::env::var_os("TRITONC_MLIR_TIMING").map(|_| std::time::Instant::now());
+    let result = crate::serialize::nvptx_compile(gpu_module, target, libraries, want_llvm_ir);
+    if let Some(start) = timer {
+        eprintln!(
+            "LLVM (translation, O3, NVPTX) for `{name}`: {:.2} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    result.map_err(|message| {
+        let mut diagnostics = sink.take();
+        diagnostics.push(message);
+        CodegenError::Lowering { diagnostics }
+    })
 }
 
-/// The PTX text of the first object of `gpu.binary @name`.
-fn ptx_of_binary(module: &Module<'_>, name: &str) -> Option<String> {
+/// The `gpu.module @name` op of the module.
+fn gpu_module_named<'c, 'a>(module: &'a Module<'c>, name: &str) -> Option<OperationRef<'c, 'a>> {
     let mut op = module.body().first_operation();
     while let Some(current) = op {
-        if is_binary_named(&current, name) {
-            let objects = ArrayAttribute::try_from(current.attribute("objects").ok()?).ok()?;
-            let object = objects.element(0).ok()?;
-            return gpu_object_text(object);
+        if is_named(&current, "gpu.module", name) {
+            return Some(current);
         }
         op = current.next_in_block();
     }
     None
 }
 
-fn is_binary_named(op: &OperationRef<'_, '_>, name: &str) -> bool {
-    op.name().as_string_ref().as_str() == Ok("gpu.binary")
+fn is_named(op: &OperationRef<'_, '_>, kind: &str, name: &str) -> bool {
+    op.name().as_string_ref().as_str() == Ok(kind)
         && op
             .attribute("sym_name")
             .ok()
             .and_then(|attr| melior::ir::attribute::StringAttribute::try_from(attr).ok())
             .is_some_and(|attr| attr.value() == name)
-}
-
-/// The payload of a `#gpu.object` attribute (for `format=isa`, the PTX text).
-fn gpu_object_text(object: melior::ir::Attribute<'_>) -> Option<String> {
-    // SAFETY: `object` is a live attribute of the module's context; the C API checks its
-    // kind before the accessor, which returns a view into the attribute's storage that is
-    // copied out before the attribute can go away.
-    unsafe {
-        if !mlir_sys::mlirAttributeIsAGPUObjectAttr(object.to_raw()) {
-            return None;
-        }
-        let text = mlir_sys::mlirGPUObjectAttrGetObject(object.to_raw());
-        let bytes = std::slice::from_raw_parts(text.data.cast::<u8>(), text.length);
-        Some(String::from_utf8_lossy(bytes).into_owned())
-    }
 }

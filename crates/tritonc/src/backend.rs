@@ -113,13 +113,8 @@ impl Backend {
         spec: &Specialization,
         constexpr_params: &[&str],
     ) -> Result<Compiled, BackendError> {
+        self.nvidia_only()?;
         let target = self.options.target;
-        if target.vendor != crate::target::Vendor::Nvidia {
-            return Err(BackendError::Unavailable(format!(
-                "the AMD back end (`--target {}`) is not available yet",
-                target.name
-            )));
-        }
         let mut cache_use = CacheUse::Off;
         let mut key = None;
         if let Some((cache, toolchain)) = &self.cache {
@@ -202,16 +197,7 @@ impl Backend {
                 &codegen_options(spec, &self.options),
             )
         })
-        .map_err(|e| {
-            let mut d = Diagnostic::error(
-                codes::BACKEND_UNSUPPORTED,
-                format!("the NVIDIA back end cannot compile `{}`: {e}", func.name),
-            );
-            if let Some(span) = e.span {
-                d = d.with_primary(span, format!("{}", e.stage));
-            }
-            BackendError::Unsupported(d)
-        })?;
+        .map_err(|e| unsupported(func, e))?;
         let mut ptx = compiled.ptx;
         if target.name.ends_with('a') {
             // Architecture-specific code: same instructions, `.target sm_90a`.
@@ -236,6 +222,58 @@ impl Backend {
         })
     }
 
+    /// The text of an intermediate stage of one variant: `--emit mlir` (the per-thread
+    /// MLIR before MLIR's pipeline) or `--emit llir` (LLVM IR after LLVM's
+    /// optimizations). Never cached: these are for reading.
+    #[cfg(feature = "mlir")]
+    pub fn ir_text(
+        &self,
+        func: &Function,
+        sources: &SourceMap,
+        spec: &Specialization,
+        stage: crate::target::Stage,
+    ) -> Result<String, BackendError> {
+        use tritonc_codegen::{compile_to_llvm_ir_in, compile_to_mlir, NvptxTarget};
+
+        self.nvidia_only()?;
+        let options = codegen_options(spec, &self.options);
+        let text = match stage {
+            crate::target::Stage::Mlir => compile_to_mlir(func, sources, &options),
+            _ => with_context(|context| {
+                let target = NvptxTarget::new(self.options.target.capability);
+                compile_to_llvm_ir_in(context, func, sources, &target, &options)
+            }),
+        };
+        text.map_err(|e| unsupported(func, e))
+    }
+
+    /// Without the `mlir` feature there is no back end.
+    #[cfg(not(feature = "mlir"))]
+    pub fn ir_text(
+        &self,
+        _func: &Function,
+        _sources: &SourceMap,
+        _spec: &Specialization,
+        stage: crate::target::Stage,
+    ) -> Result<String, BackendError> {
+        Err(BackendError::Unavailable(unavailable_message(&format!(
+            "`--emit {}`",
+            stage.name()
+        ))))
+    }
+
+    /// Refuses targets other than NVIDIA's.
+    fn nvidia_only(&self) -> Result<(), BackendError> {
+        let target = self.options.target;
+        if target.vendor != crate::target::Vendor::Nvidia {
+            return Err(BackendError::Unavailable(format!(
+                "the AMD back end (`--target {}`) is not available yet",
+                target.name
+            )));
+        }
+        Ok(())
+    }
+
     /// Without the `mlir` feature there is no back end.
     #[cfg(not(feature = "mlir"))]
     fn generate(
@@ -248,6 +286,19 @@ impl Backend {
             "compiling to PTX",
         )))
     }
+}
+
+/// A code generator error as the diagnostic for "this kernel cannot be compiled yet".
+#[cfg(feature = "mlir")]
+fn unsupported(func: &Function, e: tritonc_codegen::CompileError) -> BackendError {
+    let mut d = Diagnostic::error(
+        codes::BACKEND_UNSUPPORTED,
+        format!("the NVIDIA back end cannot compile `{}`: {e}", func.name),
+    );
+    if let Some(span) = e.span {
+        d = d.with_primary(span, format!("{}", e.stage));
+    }
+    BackendError::Unsupported(d)
 }
 
 /// The code generator's options for `spec`.

@@ -141,6 +141,88 @@ fn compile_emits_ptx_and_writes_bundles_for_a_spec() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--emit mlir` is the per-thread MLIR before MLIR's pipeline, `--emit llir` the LLVM IR
+/// after LLVM's optimizations (what the NVPTX back end turns into the PTX); with `-o` each
+/// stage is a file beside the PTX.
+#[cfg(feature = "mlir")]
+#[test]
+fn compile_emits_mlir_and_llvm_ir() {
+    let dir = std::env::temp_dir().join(format!("tritonc-emit-ir-{}", std::process::id()));
+    let o = tritonc(&[
+        "compile",
+        "examples/vector_add.py",
+        "--signature",
+        "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024",
+        "--emit",
+        "mlir,llir,ptx",
+        "--no-cache",
+        "-o",
+        dir.to_str().expect("utf-8 temp dir"),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect(name);
+    let (mlir, llir, ptx) = (
+        read("add_kernel.mlir"),
+        read("add_kernel.ll"),
+        read("add_kernel.ptx"),
+    );
+    // The MLIR: a gpu.func of 128 threads (4 warps), still in the arith dialect.
+    assert!(mlir.contains("gpu.module @add_kernel_module"), "{mlir}");
+    assert!(mlir.contains("gpu.func @add_kernel("), "{mlir}");
+    assert!(
+        mlir.contains("known_block_size = array<i32: 128, 1, 1>"),
+        "{mlir}"
+    );
+    assert!(mlir.contains("arith.muli"), "{mlir}");
+    // The LLVM IR: an NVPTX kernel whose four 128-bit predicated loads (two per input)
+    // and two stores are the PTX's.
+    assert!(
+        llir.contains("target triple = \"nvptx64-nvidia-cuda\""),
+        "{llir}"
+    );
+    assert!(
+        llir.contains("define ptx_kernel void @add_kernel("),
+        "{llir}"
+    );
+    assert_eq!(llir.matches("ld.global.v4.b32").count(), 4, "{llir}");
+    assert_eq!(ptx.matches("ld.global.v4.b32").count(), 4, "{ptx}");
+    assert_eq!(llir.matches("st.global.v4.b32").count(), 2, "{llir}");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // libdevice is linked into the LLVM IR: its `erf` (a polynomial of fused
+    // multiply-adds) is inlined, and no libdevice symbol is left to resolve.
+    let dir = std::env::temp_dir().join(format!("tritonc-emit-ir-erf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("erf.py");
+    std::fs::write(
+        &file,
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n\
+         def erf_kernel(x_ptr, n, BLOCK: tl.constexpr):\n    \
+         i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    \
+         x = tl.load(x_ptr + i, mask=i < n)\n    \
+         tl.store(x_ptr + i, tl.math.erf(x), mask=i < n)\n",
+    )
+    .expect("temp dir writable");
+    let o = tritonc(&[
+        "compile",
+        file.to_str().expect("utf-8 path"),
+        "--signature",
+        "*fp32:16, i32, 128",
+        "--emit",
+        "llir",
+    ]);
+    if !o.stderr.contains("needs libdevice") {
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert!(!o.stdout.contains("@__nv_"), "{}", o.stdout);
+        assert!(
+            o.stdout.matches("call float @llvm.fma.f32").count() >= 4,
+            "{}",
+            o.stdout
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[cfg(not(feature = "mlir"))]
 #[test]
 fn the_slim_build_has_no_back_end() {

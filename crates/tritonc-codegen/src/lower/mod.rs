@@ -32,7 +32,7 @@ use tritonc_ttgir::assign_layouts;
 
 use crate::{
     context::codegen_context, error::CodegenError, libdevice::locate_libdevice,
-    module::KernelModule, module::KernelParam, pipeline::lower_to_ptx_linking, target::NvptxTarget,
+    module::KernelModule, module::KernelParam, pipeline::lower_module, target::NvptxTarget,
 };
 
 /// The name of the shared-memory array every kernel's scratch lives in.
@@ -221,6 +221,34 @@ pub fn compile_to_ptx_in(
     target: &NvptxTarget,
     options: &CompileOptions,
 ) -> Result<CompiledKernel, CompileError> {
+    compile_in(context, func, sources, target, options, false).map(|(kernel, _)| kernel)
+}
+
+/// The LLVM IR of one kernel after LLVM's optimizations, the input of its NVPTX back end
+/// (`--emit llir`; Triton's "llir" stage), in an existing context.
+pub fn compile_to_llvm_ir_in(
+    context: &melior::Context,
+    func: &Function,
+    sources: &SourceMap,
+    target: &NvptxTarget,
+    options: &CompileOptions,
+) -> Result<String, CompileError> {
+    let (_, llvm_ir) = compile_in(context, func, sources, target, options, true)?;
+    llvm_ir.ok_or_else(|| CompileError {
+        stage: CompileStage::Mlir,
+        message: "LLVM returned no IR".to_string(),
+        span: None,
+    })
+}
+
+fn compile_in(
+    context: &melior::Context,
+    func: &Function,
+    sources: &SourceMap,
+    target: &NvptxTarget,
+    options: &CompileOptions,
+    want_llvm_ir: bool,
+) -> Result<(CompiledKernel, Option<String>), CompileError> {
     let mut built = build_module(context, func, sources, options)?;
     if let Some((sm, span, why)) = &built.requires_sm {
         if target.sm < *sm {
@@ -245,20 +273,23 @@ pub fn compile_to_ptx_in(
         })?;
         libraries.push(path);
     }
-    let ptx =
-        lower_to_ptx_linking(&mut built.kernels, target, &libraries).map_err(|e| CompileError {
-            stage: CompileStage::Mlir,
-            message: e.to_string(),
-            span: None,
+    let lowered =
+        lower_module(&mut built.kernels, target, &libraries, want_llvm_ir).map_err(|e| {
+            CompileError {
+                stage: CompileStage::Mlir,
+                message: e.to_string(),
+                span: None,
+            }
         })?;
-    Ok(CompiledKernel {
-        ptx,
+    let kernel = CompiledKernel {
+        ptx: lowered.ptx,
         name: func.name.clone(),
         num_warps: options.num_warps,
         shared_bytes: built.shared_bytes,
         dynamic_shared: built.dynamic_shared,
         abi: built.abi,
-    })
+    };
+    Ok((kernel, lowered.llvm_ir))
 }
 
 /// The per-thread MLIR of one kernel (`--emit mlir`): the `gpu.module` before MLIR's

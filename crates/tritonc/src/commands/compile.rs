@@ -207,8 +207,8 @@ fn check_distinct_outputs(
     Ok(())
 }
 
-/// Emits one text stage (ttir, ttgir) of one kernel; the code stages (ptx, cubin) are
-/// left to the back end, which compiles every kernel at once.
+/// Emits one text stage (ttir, ttgir, mlir, llir) of one kernel; the code stages (ptx,
+/// cubin) are left to the back end, which compiles every kernel at once.
 fn emit_text_stage(
     args: &CompileArgs,
     stage: Stage,
@@ -222,17 +222,14 @@ fn emit_text_stage(
     let result = match stage {
         Stage::Ttir => emit_ttir(kernel, bound, request, &mut warnings),
         Stage::Ttgir => super::compile_backend::emit_ttgir(kernel, bound, request, &mut warnings),
+        Stage::Mlir | Stage::Llir => {
+            return super::compile_backend::emit_ir(
+                args, stage, kernel, bound, request, sources, out,
+            )
+        }
         // Handled by the back end, once for both: one compilation gives the PTX and the
         // cubin.
         Stage::Ptx | Stage::Cubin => return Exit::Success,
-        _ => Err(StageError::NotImplemented(format!(
-            "`--emit {}` needs the {} back end, which is not available in this build yet",
-            stage.name(),
-            match request.target.vendor {
-                Vendor::Nvidia => "NVIDIA",
-                Vendor::Amd => "AMD",
-            }
-        ))),
     };
     // Every stage lowers the same variants: the first prints their warnings.
     if !warnings.is_empty() && request.stages.first() == Some(&stage) {

@@ -1,4 +1,5 @@
-//! The back-end stages of `tritonc compile`: `--emit ttgir`, `ptx`, `cubin`, the bundle
+//! The back-end stages of `tritonc compile`: `--emit ttgir`, `mlir`, `llir`, `ptx`,
+//! `cubin`, the bundle
 //! per variant (the default), and `--spec SPEC`, which compiles every variant
 //! `tritonc verify SPEC` will launch. Variants compile in parallel (`-j N`) through the
 //! compile cache (`--no-cache` bypasses it); results are reported in a fixed order.
@@ -126,6 +127,56 @@ pub fn emit_ttgir(
         });
     }
     Ok(outputs)
+}
+
+/// `--emit mlir` / `--emit llir`: the MLIR before MLIR's pipeline, or the LLVM IR after
+/// LLVM's optimizations, of every variant of one kernel (compiled here, never from the
+/// cache), printed or written like the other text stages.
+pub fn emit_ir(
+    args: &CompileArgs,
+    stage: Stage,
+    kernel: &LoadedKernel,
+    bound: Option<&BoundKernel>,
+    request: &CompileRequest,
+    sources: &SourceMap,
+    out: &Output,
+) -> Exit {
+    let options = BackendOptions {
+        target: request.target,
+        fp_fusion: request.fp_fusion,
+        cubin: false,
+    };
+    let backend = backend::Backend::new(options, None);
+    let mut warnings = Vec::new();
+    let mut outputs = Vec::new();
+    let list = match variants(kernel, bound, request) {
+        Ok(list) => list,
+        Err(e) => return stage_error(e, sources, out),
+    };
+    for v in list {
+        let func = match lower(kernel, &v.spec, &mut warnings) {
+            Ok(f) => f,
+            Err(e) => return stage_error(e, sources, out),
+        };
+        match backend.ir_text(&func, sources, &v.spec, stage) {
+            Ok(text) => outputs.push(StageOutput {
+                variant: v.label,
+                text,
+            }),
+            Err(e) => return backend_failure(e, sources, out),
+        }
+    }
+    // Every stage lowers the same variants: the first prints their warnings.
+    if !warnings.is_empty() && request.stages.first() == Some(&stage) {
+        out.diagnostics(Stream::Stderr, &warnings, sources);
+    }
+    match write_stage(args.output_dir.as_deref(), &kernel.summary, stage, &outputs) {
+        Ok(()) => Exit::Success,
+        Err(d) => {
+            out.diagnostics(Stream::Stderr, &[d], sources);
+            Exit::InputError
+        }
+    }
 }
 
 /// Reports a back-end error and returns its exit status.

@@ -1,0 +1,192 @@
+// LLVM's half of tritonc's NVIDIA back end: a `gpu.module` already lowered to the LLVM
+// and NVVM dialects becomes LLVM IR, is linked with libdevice when it calls into it, is
+// optimized at O3 and is compiled to PTX by LLVM's NVPTX back end (src/serialize.rs).
+//
+// This replaces MLIR's `gpu-module-to-binary` pass, which does the same steps, so that
+//  - the optimized LLVM IR can be printed (`--emit llir`, Triton's "llir" stage);
+//  - libdevice is linked only when the kernel needs it and only from the path tritonc
+//    located (MLIR's serializer also links any libdevice under $CUDA_HOME);
+//  - no `gpu.binary` op is built around the PTX text (an attribute MLIR uniques), and
+//    MLIR's verifier does not run after the serialization.
+
+#include "mlir-c/IR.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+extern "C" void LLVMInitializeNVPTXTargetInfo();
+extern "C" void LLVMInitializeNVPTXTarget();
+extern "C" void LLVMInitializeNVPTXTargetMC();
+extern "C" void LLVMInitializeNVPTXAsmPrinter();
+
+namespace {
+
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+/// What tritoncNvptxCompile hands back through its sink.
+enum SinkKind : int { kError = 0, kLlvmIr = 1, kPtx = 2 };
+
+using Sink = void (*)(void *user, int kind, const char *data, size_t length);
+
+void initializeNvptx() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+/// A new target machine for `chip` and `features`, with code generation at O3 (as
+/// `gpu-module-to-binary{O=3}` and Triton set it); null with `error` set on failure.
+std::unique_ptr<llvm::TargetMachine> createMachine(llvm::StringRef chip,
+                                                   llvm::StringRef features,
+                                                   std::string &error) {
+  initializeNvptx();
+  llvm::Triple triple(kTriple);
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, chip, features, llvm::TargetOptions(), std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    error = "LLVM cannot create a target machine for " + chip.str() + " (" +
+            features.str() + ")";
+  return machine;
+}
+
+/// LLVM's O3 pipeline over `module`, with the NVPTX target's own passes (NVVMReflect,
+/// which resolves libdevice's `__nvvm_reflect` queries, among them).
+void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder builder(&machine, tuning);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager passes =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  passes.run(module, modules);
+}
+
+/// Links the bitcode file at `path` into `module`, importing only the functions it
+/// uses and internalizing them (so the optimizer may inline and drop them).
+bool linkLibrary(llvm::Module &module, llvm::StringRef path, std::string &error) {
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> library =
+      llvm::getLazyIRFileModule(path, diagnostic, module.getContext());
+  if (!library) {
+    error = ("cannot load " + path + ": " + diagnostic.getMessage()).str();
+    return false;
+  }
+  library->setTargetTriple(module.getTargetTriple());
+  library->setDataLayout(module.getDataLayout());
+  bool failed = llvm::Linker::linkModules(
+      module, std::move(library), llvm::Linker::Flags::LinkOnlyNeeded,
+      [](llvm::Module &linked, const llvm::StringSet<> &imported) {
+        llvm::internalizeModule(linked, [&imported](const llvm::GlobalValue &value) {
+          return !value.hasName() || !imported.contains(value.getName());
+        });
+      });
+  if (failed)
+    error = ("cannot link " + path).str();
+  return !failed;
+}
+
+/// PTX for `module` from `machine`'s NVPTX back end.
+bool emitPtx(llvm::Module &module, llvm::TargetMachine &machine, std::string &ptx) {
+  llvm::raw_string_ostream stream(ptx);
+  llvm::buffer_ostream buffered(stream);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, buffered, nullptr,
+                                  llvm::CodeGenFileType::AssemblyFile))
+    return false;
+  passes.run(module);
+  return true;
+}
+
+} // namespace
+
+extern "C" {
+
+/// Compiles `gpuModule` (LLVM and NVVM dialects only) to PTX for `chip`/`features`,
+/// linking the bitcode `libraries` first. Calls `sink` with kind 1 and the optimized
+/// LLVM IR when `wantLlvmIr`, then with kind 2 and the PTX; on failure with kind 0 and
+/// a message (MLIR's own diagnostics go to the context's handlers) and returns false.
+bool tritoncNvptxCompile(MlirOperation gpuModule, MlirStringRef chip,
+                         MlirStringRef features, const MlirStringRef *libraries,
+                         size_t numLibraries, bool wantLlvmIr, Sink sink, void *user) {
+  auto fail = [&](const std::string &message) {
+    sink(user, kError, message.data(), message.size());
+    return false;
+  };
+  // A new target machine per kernel, as `gpu-module-to-binary` does: NVPTX numbers
+  // its call sequences per target machine, so a reused one would make a kernel's PTX
+  // depend on what the process compiled before it.
+  llvm::StringRef chipRef = unwrap(chip), featuresRef = unwrap(features);
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createMachine(chipRef, featuresRef, error);
+  if (!machine)
+    return fail(error);
+
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module =
+      mlir::translateModuleToLLVMIR(unwrap(gpuModule), context);
+  if (!module)
+    return fail("the translation of the kernel's MLIR to LLVM IR failed");
+  module->setDataLayout(machine->createDataLayout());
+  module->setTargetTriple(machine->getTargetTriple());
+
+  for (size_t i = 0; i < numLibraries; ++i) {
+    std::string error;
+    if (!linkLibrary(*module, unwrap(libraries[i]), error))
+      return fail(error);
+  }
+
+  optimize(*module, *machine);
+  if (wantLlvmIr) {
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    module->print(stream, nullptr);
+    sink(user, kLlvmIr, text.data(), text.size());
+  }
+
+  std::string ptx;
+  if (!emitPtx(*module, *machine, ptx))
+    return fail("LLVM's NVPTX back end cannot emit assembly for " + chipRef.str());
+  sink(user, kPtx, ptx.data(), ptx.size());
+  return true;
+}
+
+} // extern "C"
