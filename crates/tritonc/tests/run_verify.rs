@@ -141,6 +141,64 @@ fn compile_emits_ptx_and_writes_bundles_for_a_spec() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Every kernel the root `tritonc.toml` configures is an example kernel, and its
+/// configured signature specializes it: `compile FILE --kernel NAME` needs no
+/// `--signature`.
+#[test]
+fn every_configured_example_kernel_compiles_without_a_signature() {
+    let config = std::fs::read_to_string(root().join("tritonc.toml")).expect("tritonc.toml");
+    let names: Vec<&str> = config
+        .lines()
+        .filter_map(|l| l.strip_prefix("[kernels.")?.strip_suffix(']'))
+        .collect();
+    assert!(names.len() >= 16, "{names:?}");
+    for name in names {
+        let file = std::fs::read_dir(root().join("examples"))
+            .expect("examples/")
+            .map(|e| e.expect("entry").path())
+            .find(|p| {
+                p.extension().is_some_and(|e| e == "py")
+                    && std::fs::read_to_string(p)
+                        .expect("readable")
+                        .contains(&format!("def {name}("))
+            })
+            .unwrap_or_else(|| panic!("no example defines `{name}`"));
+        let file = file.to_str().expect("utf-8 path");
+        let o = tritonc(&["compile", file, "--kernel", name, "--emit", "ttir"]);
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        assert!(
+            o.stdout.contains(&format!("tt.func public @{name}(")),
+            "{name}: {}",
+            o.stdout
+        );
+    }
+}
+
+/// The README's command: a bundle for softmax, its signature from `tritonc.toml`.
+#[cfg(feature = "mlir")]
+#[test]
+fn compile_softmax_as_the_readme_shows() {
+    let dir = std::env::temp_dir().join(format!("tritonc-readme-{}", std::process::id()));
+    let o = tritonc(&[
+        "compile",
+        "examples/softmax.py",
+        "--target",
+        "sm_90",
+        "-o",
+        dir.to_str().expect("utf-8 temp dir"),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("in_row_stride=i32, out_row_stride=i32, n_cols=i32, BLOCK_SIZE=1024"),
+        "{}",
+        o.stderr
+    );
+    let bundles = tritonc_verify::BundleDir::read(&dir).expect("bundles readable");
+    assert_eq!(bundles.bundles.len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--emit mlir` is the per-thread MLIR before MLIR's pipeline, `--emit llir` the LLVM IR
 /// after LLVM's optimizations (what the NVPTX back end turns into the PTX); with `-o` each
 /// stage is a file beside the PTX.
