@@ -9,9 +9,12 @@ specialization, same target (sm_90), on this machine (no GPU needed).
   source to PTX, median of --runs. (Triton's own process start and import cost, about a
   second, is not counted: the comparison favours Triton.)
 
-Prints a table with the ratio Triton / tritonc per case.
+Prints a table with the ratio Triton / tritonc per case. With --breakdown, prints instead
+where the time goes: tritonc's LLVM part (translation, O3, NVPTX back end, as
+TRITONC_MLIR_TIMING=1 reports it) against a tenth of Triton's total and Triton's own
+stages (each stage of CUDABackend.add_stages timed; "ptx" is LLVM's NVPTX back end).
 
-    python3 bench/compile_latency.py [--tritonc target/release/tritonc] [--runs 10]
+    python3 bench/compile_latency.py [--tritonc target/release/tritonc] [--runs 10] [--breakdown]
 """
 
 import argparse
@@ -77,10 +80,64 @@ def triton_ptx_ms(case, runs):
     return statistics.median(times[1:])
 
 
-def tritonc_ptx_ms(case, tritonc, runs):
+def triton_stage_ms(case, runs):
+    """Median total and per-stage times of `triton.compile` (warm), stopping at PTX."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.backends.nvidia.compiler import CUDABackend
+    from triton.compiler import ASTSource
+
+    stage_times = {}
+    add_stages = CUDABackend.add_stages
+
+    def timed_stages(self, stages, options, language):
+        add_stages(self, stages, options, language)
+        stages["cubin"] = lambda src, metadata: b""  # stop at PTX
+        for name, stage in list(stages.items()):
+            def timed(src, metadata, stage=stage, name=name):
+                t0 = time.perf_counter()
+                out = stage(src, metadata)
+                stage_times.setdefault(name, []).append((time.perf_counter() - t0) * 1e3)
+                return out
+            stages[name] = timed
+
+    CUDABackend.add_stages = timed_stages
+    try:
+        fn = getattr(load_example(case.file), case.kernel)
+        while not isinstance(fn, triton.runtime.JITFunction):
+            fn = fn.fn
+        sig, consts, attrs = parse_signature(case.signature, fn.arg_names)
+        totals = []
+        for _ in range(runs + 1):
+            t0 = time.perf_counter()
+            triton.compile(ASTSource(fn, sig, consts, attrs), target=GPUTarget("cuda", 90, 32),
+                           options={"num_warps": case.num_warps})
+            totals.append((time.perf_counter() - t0) * 1e3)
+    finally:
+        CUDABackend.add_stages = add_stages
+    return statistics.median(totals[1:]), {k: statistics.median(v[1:]) for k, v in stage_times.items()}
+
+
+def tritonc_command(case, tritonc):
     # --no-cache: every run compiles (Triton runs with TRITON_ALWAYS_COMPILE=1).
-    cmd = [tritonc, "compile", case.file, "--kernel", case.kernel, "--signature", case.signature,
-           "--num-warps", str(case.num_warps), "--target", "sm_90", "--emit", "ptx", "--no-cache"]
+    return [tritonc, "compile", case.file, "--kernel", case.kernel, "--signature", case.signature,
+            "--num-warps", str(case.num_warps), "--target", "sm_90", "--emit", "ptx", "--no-cache"]
+
+
+def tritonc_llvm_ms(case, tritonc, runs):
+    """Median of the LLVM time TRITONC_MLIR_TIMING=1 reports, one process per run."""
+    times = []
+    env = dict(os.environ, TRITONC_MLIR_TIMING="1")
+    for _ in range(runs):
+        p = subprocess.run(tritonc_command(case, tritonc), capture_output=True, text=True, cwd=ROOT, env=env)
+        if p.returncode != 0:
+            return None
+        times += [float(line.rsplit(":", 1)[1].split()[0]) for line in p.stderr.splitlines() if line.startswith("LLVM (")]
+    return statistics.median(times) if times else None
+
+
+def tritonc_ptx_ms(case, tritonc, runs):
+    cmd = tritonc_command(case, tritonc)
     times = []
     for _ in range(runs + 1):
         t0 = time.perf_counter()
@@ -96,16 +153,28 @@ def main():
     ap.add_argument("--tritonc", default=str(ROOT / "target" / "release" / "tritonc"))
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--only", help="comma-separated case names (default: every distinct specialization)")
+    ap.add_argument("--breakdown", action="store_true", help="where the time goes instead of the ratios")
     args = ap.parse_args()
     os.environ["TRITON_ALWAYS_COMPILE"] = "1"
-    print("| case | tritonc (whole process) ms | Triton (warm, in-process) ms | Triton / tritonc |")
-    print("|---|---|---|---|")
+    if args.breakdown:
+        print("| case | Triton total | a tenth of it | tritonc: LLVM alone | Triton: `ptx` stage alone | Triton: `llir` stage |")
+        print("|---|---|---|---|---|---|")
+    else:
+        print("| case | tritonc (whole process) ms | Triton (warm, in-process) ms | Triton / tritonc |")
+        print("|---|---|---|---|")
     seen = set()
     for case in case_defs.CASES:
         key = (case.file, case.kernel, case.signature, case.num_warps)
         if key in seen or (args.only and case.name not in args.only.split(",")):
             continue
         seen.add(key)
+        if args.breakdown:
+            total, stages = triton_stage_ms(case, args.runs)
+            llvm = tritonc_llvm_ms(case, args.tritonc, args.runs)
+            llvm_text = "not compiled" if llvm is None else f"{llvm:.1f}"
+            print(f"| {case.name} | {total:.1f} | {total / 10:.1f} | {llvm_text} | "
+                  f"{stages.get('ptx', 0):.1f} | {stages.get('llir', 0):.1f} |")
+            continue
         tc, err = tritonc_ptx_ms(case, args.tritonc, args.runs)
         tr = triton_ptx_ms(case, args.runs)
         if tc is None:
