@@ -59,16 +59,24 @@ void initializeNvptx() {
 
 /// A new target machine for `chip` and `features`, with code generation at O3 (as
 /// `gpu-module-to-binary{O=3}` and Triton set it); null with `error` set on failure.
+///
+/// With `fpFusion` the back end may fuse any floating-point multiply and add into one
+/// `fma` (`FPOpFusion::Fast`, what Triton's `enable_fp_fusion` sets), not only those
+/// the IR marks `contract`; without it nothing is fused (`Strict`, as Triton).
 std::unique_ptr<llvm::TargetMachine> createMachine(llvm::StringRef chip,
                                                    llvm::StringRef features,
+                                                   bool fpFusion,
                                                    std::string &error) {
   initializeNvptx();
   llvm::Triple triple(kTriple);
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
+  llvm::TargetOptions options;
+  options.AllowFPOpFusion =
+      fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, chip, features, llvm::TargetOptions(), std::nullopt, std::nullopt,
+      triple, chip, features, options, std::nullopt, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     error = "LLVM cannot create a target machine for " + chip.str() + " (" +
@@ -140,12 +148,13 @@ bool emitPtx(llvm::Module &module, llvm::TargetMachine &machine, std::string &pt
 extern "C" {
 
 /// Compiles `gpuModule` (LLVM and NVVM dialects only) to PTX for `chip`/`features`,
-/// linking the bitcode `libraries` first. Calls `sink` with kind 1 and the optimized
+/// fusing multiplies and adds when `fpFusion`, linking the bitcode `libraries` first. Calls `sink` with kind 1 and the optimized
 /// LLVM IR when `wantLlvmIr`, then with kind 2 and the PTX; on failure with kind 0 and
 /// a message (MLIR's own diagnostics go to the context's handlers) and returns false.
 bool tritoncNvptxCompile(MlirOperation gpuModule, MlirStringRef chip,
-                         MlirStringRef features, const MlirStringRef *libraries,
-                         size_t numLibraries, bool wantLlvmIr, Sink sink, void *user) {
+                         MlirStringRef features, bool fpFusion,
+                         const MlirStringRef *libraries, size_t numLibraries,
+                         bool wantLlvmIr, Sink sink, void *user) {
   auto fail = [&](const std::string &message) {
     sink(user, kError, message.data(), message.size());
     return false;
@@ -156,7 +165,7 @@ bool tritoncNvptxCompile(MlirOperation gpuModule, MlirStringRef chip,
   llvm::StringRef chipRef = unwrap(chip), featuresRef = unwrap(features);
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
-      createMachine(chipRef, featuresRef, error);
+      createMachine(chipRef, featuresRef, fpFusion, error);
   if (!machine)
     return fail(error);
 

@@ -121,10 +121,11 @@ pub fn lower_to_ptx(
     kernels: &mut KernelModule<'_>,
     target: &NvptxTarget,
 ) -> Result<String, CodegenError> {
-    lower_module(kernels, target, &[], false).map(|lowered| lowered.ptx)
+    lower_module(kernels, target, true, &[], false).map(|lowered| lowered.ptx)
 }
 
-/// [`lower_to_ptx`] linking the bitcode `libraries` (libdevice) into the module: LLVM
+/// [`lower_to_ptx`] (which fuses multiplies and adds, as Triton by default) linking the
+/// bitcode `libraries` (libdevice) into the module: LLVM
 /// keeps only the functions used, and its NVVMReflect pass resolves libdevice's
 /// `__nvvm_reflect` queries (no flush to zero).
 pub fn lower_to_ptx_linking(
@@ -132,14 +133,16 @@ pub fn lower_to_ptx_linking(
     target: &NvptxTarget,
     libraries: &[std::path::PathBuf],
 ) -> Result<String, CodegenError> {
-    lower_module(kernels, target, libraries, false).map(|lowered| lowered.ptx)
+    lower_module(kernels, target, true, libraries, false).map(|lowered| lowered.ptx)
 }
 
 /// Runs [`nvvm_pipeline`] over the module, then LLVM ([`crate::serialize`]) over its
-/// `gpu.module`: the PTX, plus the optimized LLVM IR when `want_llvm_ir`.
+/// `gpu.module`: the PTX, plus the optimized LLVM IR when `want_llvm_ir`. `fp_fusion`
+/// lets LLVM fuse any multiply and add into an `fma` (Triton's `enable_fp_fusion`).
 pub fn lower_module(
     kernels: &mut KernelModule<'_>,
     target: &NvptxTarget,
+    fp_fusion: bool,
     libraries: &[std::path::PathBuf],
     want_llvm_ir: bool,
 ) -> Result<LoweredModule, CodegenError> {
@@ -184,7 +187,8 @@ pub fn lower_module(
         }
     })?;
     let timer = std::env::var_os("TRITONC_MLIR_TIMING").map(|_| std::time::Instant::now());
-    let result = crate::serialize::nvptx_compile(gpu_module, target, libraries, want_llvm_ir);
+    let result =
+        crate::serialize::nvptx_compile(gpu_module, target, fp_fusion, libraries, want_llvm_ir);
     if let Some(start) = timer {
         eprintln!(
             "LLVM (translation, O3, NVPTX) for `{name}`: {:.2} ms",

@@ -15,6 +15,7 @@ extern "C" {
         gpu_module: mlir_sys::MlirOperation,
         chip: mlir_sys::MlirStringRef,
         features: mlir_sys::MlirStringRef,
+        fp_fusion: bool,
         libraries: *const mlir_sys::MlirStringRef,
         num_libraries: usize,
         want_llvm_ir: bool,
@@ -49,12 +50,14 @@ unsafe extern "C" fn collect(user: *mut c_void, kind: i32, data: *const u8, len:
 }
 
 /// Compiles `gpu_module` (already in the LLVM and NVVM dialects) to PTX for `target`,
-/// linking the bitcode `libraries`; also returns the optimized LLVM IR when
-/// `want_llvm_ir`. The error is LLVM's message (MLIR's diagnostics go to the context's
+/// linking the bitcode `libraries`; with `fp_fusion` LLVM may fuse any multiply and add
+/// into an `fma` (Triton's `enable_fp_fusion`), without it none. Also returns the
+/// optimized LLVM IR when `want_llvm_ir`. The error is LLVM's message (MLIR's diagnostics go to the context's
 /// handlers).
 pub fn nvptx_compile<'c: 'a, 'a>(
     gpu_module: impl OperationLike<'c, 'a>,
     target: &NvptxTarget,
+    fp_fusion: bool,
     libraries: &[PathBuf],
     want_llvm_ir: bool,
 ) -> Result<LoweredModule, String> {
@@ -70,6 +73,7 @@ pub fn nvptx_compile<'c: 'a, 'a>(
             gpu_module.to_raw(),
             StringRef::new(&chip).to_raw(),
             StringRef::new(&features).to_raw(),
+            fp_fusion,
             refs.as_ptr(),
             refs.len(),
             want_llvm_ir,

@@ -141,6 +141,35 @@ fn compile_emits_ptx_and_writes_bundles_for_a_spec() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// fp fusion is on by default, as Triton's `enable_fp_fusion`: the multiply before
+/// `ex2` is a plain `mul.f32` (ptxas may contract it, as in Triton's PTX);
+/// `--no-fp-fusion` makes it `mul.rn.f32`, which nothing fuses.
+#[cfg(feature = "mlir")]
+#[test]
+fn no_fp_fusion_keeps_every_multiply_rounded() {
+    let ptx = |extra: &[&str]| {
+        let mut args = vec![
+            "compile",
+            "examples/softmax.py",
+            "--signature",
+            "*fp16:16, *fp16:16, i32:16, i32:16, i32:16, 1024",
+            "--emit",
+            "ptx",
+            "--no-cache",
+        ];
+        args.extend_from_slice(extra);
+        let o = tritonc(&args);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        o.stdout
+    };
+    let fused = ptx(&[]);
+    assert!(fused.contains("mul.f32"), "{fused}");
+    assert!(!fused.contains("mul.rn.f32"), "{fused}");
+    let strict = ptx(&["--no-fp-fusion"]);
+    assert!(strict.contains("mul.rn.f32"), "{strict}");
+    assert!(!strict.contains("mul.f32"), "{strict}");
+}
+
 /// Every kernel the root `tritonc.toml` configures is an example kernel, and its
 /// configured signature specializes it: `compile FILE --kernel NAME` needs no
 /// `--signature`.

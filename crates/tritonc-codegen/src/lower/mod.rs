@@ -47,7 +47,8 @@ pub const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
 pub struct CompileOptions {
     /// Warps per CTA (Triton's `num_warps`, a power of two ≤ 32).
     pub num_warps: u32,
-    /// Let LLVM fuse `a * b + c` into `fma` (Triton's `enable_fp_fusion`, on by default).
+    /// Let LLVM fuse `a * b + c` into `fma` (Triton's `enable_fp_fusion`, on by default):
+    /// any multiply feeding an add, as Triton's `FPOpFusion::Fast`; off, none (`Strict`).
     pub fp_fusion: bool,
 }
 
@@ -273,14 +274,18 @@ fn compile_in(
         })?;
         libraries.push(path);
     }
-    let lowered =
-        lower_module(&mut built.kernels, target, &libraries, want_llvm_ir).map_err(|e| {
-            CompileError {
-                stage: CompileStage::Mlir,
-                message: e.to_string(),
-                span: None,
-            }
-        })?;
+    let lowered = lower_module(
+        &mut built.kernels,
+        target,
+        options.fp_fusion,
+        &libraries,
+        want_llvm_ir,
+    )
+    .map_err(|e| CompileError {
+        stage: CompileStage::Mlir,
+        message: e.to_string(),
+        span: None,
+    })?;
     let kernel = CompiledKernel {
         ptx: lowered.ptx,
         name: func.name.clone(),
