@@ -771,7 +771,9 @@ READINGS: dict[str, tuple[list, str]] = {
         (2048 CTAs, about 1.3 waves at 12 CTAs per SM on 132 SMs) each launch lasts about 14 µs.
         Open lead: time tritonc's PTX with Triton's address arithmetic (`LEA` form, one stride
         multiply) hand-applied, and compare ncu's issue-stall breakdown at 1024 tokens, before
-        changing anything.
+        changing anything. Ruled out on the H200 since (docs/benchmarks.md): the assembler
+        (tritonc's PTX assembled by Triton's ptxas 12.8 runs at the same ratio as with 13.5) and
+        the thread bound (`.reqntid 128` hand-edited in for `.maxntid 128, 1, 1`: no change).
         """,
     ),
     "cross_entropy_fp32_4096x32768": (
@@ -892,8 +894,12 @@ READINGS: dict[str, tuple[list, str]] = {
         Triton contracts `w_dy = w * dy` into each of its users (`tl.sum(w_dy)` becomes an fma chain,
         `w_dy - (x_hat * c1 + c2)` becomes `fma(w, dy, -t)`) although `w_dy` has several uses; tritonc
         keeps that product as a separate `mul.f32` and contracts only single-use products. Both are
-        allowed by Triton's default `enable_fp_fusion`, but the results then differ in the last bits
-        from Triton's (2e-3 on fp16 `dx` in the benchmark); worth matching for bitwise parity.
+        allowed by Triton's default `enable_fp_fusion`. The results used to differ in the last bits
+        from Triton's (2e-3 on fp16 `dx` in the benchmark): NVPTX printed the products it did not
+        contract as `mul.rn.f32`, which ptxas may not contract either. Since commit c87e925 the
+        target machine fuses as Triton's does (`FPOpFusion::Fast`), the leftover products are plain
+        `mul.f32`, ptxas contracts them in the SASS as it does Triton's, and `dx` is bitwise
+        Triton's on the H200 (docs/benchmarks.md, run 4); the PTX counts above are unchanged.
         """,
     ),
     "layer_norm.layer_norm_bwd_dwdb_kernel": (
