@@ -148,9 +148,10 @@ bool emitPtx(llvm::Module &module, llvm::TargetMachine &machine, std::string &pt
 extern "C" {
 
 /// Compiles `gpuModule` (LLVM and NVVM dialects only) to PTX for `chip`/`features`,
-/// fusing multiplies and adds when `fpFusion`, linking the bitcode `libraries` first. Calls `sink` with kind 1 and the optimized
-/// LLVM IR when `wantLlvmIr`, then with kind 2 and the PTX; on failure with kind 0 and
-/// a message (MLIR's own diagnostics go to the context's handlers) and returns false.
+/// fusing multiplies and adds when `fpFusion`, linking the bitcode `libraries` first.
+/// Calls `sink` with kind 1 and the optimized LLVM IR when `wantLlvmIr`, then with kind
+/// 2 and the PTX; on failure with kind 0 and a message (MLIR's own diagnostics go to
+/// the context's handlers) and returns false.
 bool tritoncNvptxCompile(MlirOperation gpuModule, MlirStringRef chip,
                          MlirStringRef features, bool fpFusion,
                          const MlirStringRef *libraries, size_t numLibraries,

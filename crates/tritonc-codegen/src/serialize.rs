@@ -62,12 +62,21 @@ pub fn nvptx_compile<'c: 'a, 'a>(
     want_llvm_ir: bool,
 ) -> Result<LoweredModule, String> {
     let (chip, features) = (target.chip(), target.features());
-    let paths: Vec<String> = libraries.iter().map(|p| p.display().to_string()).collect();
-    let refs: Vec<mlir_sys::MlirStringRef> =
-        paths.iter().map(|p| StringRef::new(p).to_raw()).collect();
+    // The paths' bytes as they are (a path need not be UTF-8).
+    let refs: Vec<mlir_sys::MlirStringRef> = libraries
+        .iter()
+        .map(|p| {
+            let bytes = p.as_os_str().as_encoded_bytes();
+            mlir_sys::MlirStringRef {
+                data: bytes.as_ptr().cast(),
+                length: bytes.len(),
+            }
+        })
+        .collect();
     let mut collected = Collected::default();
-    // SAFETY: the operation is live for the call; every string and the `refs` array
-    // outlive it; `collect` only writes into `collected`, which outlives the call.
+    // SAFETY: the operation is live for the call; every string, the paths `refs` points
+    // into and the `refs` array outlive it; `collect` only writes into `collected`, which
+    // outlives the call.
     let ok = unsafe {
         tritoncNvptxCompile(
             gpu_module.to_raw(),

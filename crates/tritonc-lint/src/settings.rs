@@ -143,6 +143,13 @@ impl Settings {
             .unwrap_or_default()
             .into_iter()
             .collect();
+        for (pattern, _) in &s.per_file_ignores {
+            glob_matcher(pattern).map_err(|e| {
+                err(format!(
+                    "per-file-ignores: invalid pattern `{pattern}`: {e}"
+                ))
+            })?;
+        }
         if let Some(m) = lint
             .int32_offset_overflow
             .and_then(|o| o.max_tensor_elements)
@@ -180,28 +187,29 @@ impl Settings {
     }
 }
 
-/// Matches `*` (within a path component), `**` (any components) and `?`.
+/// The matcher of a `per-file-ignores` pattern: `*` and `?` within a path component,
+/// `**` across components, `[...]` classes, as globset reads them with
+/// `literal_separator`.
+fn glob_matcher(pattern: &str) -> Result<globset::GlobMatcher, globset::Error> {
+    Ok(globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()?
+        .compile_matcher())
+}
+
+/// Whether `path` (relative, `/`-separated) matches `pattern`; a pattern without `/`
+/// also matches the file name alone (`*.py` matches `deep/dir/file.py`, as in ruff). An
+/// invalid pattern matches nothing (configurations are checked when read).
 pub fn glob_match(pattern: &str, path: &str) -> bool {
-    fn go(p: &[u8], s: &[u8]) -> bool {
-        match p.first() {
-            None => s.is_empty(),
-            Some(b'*') if p.get(1) == Some(&b'*') => {
-                let rest = p[2..].strip_prefix(b"/").unwrap_or(&p[2..]);
-                (0..=s.len()).any(|i| go(rest, &s[i..]))
-            }
-            Some(b'*') => (0..=s.len())
-                .take_while(|&i| i == 0 || s[i - 1] != b'/')
-                .any(|i| go(&p[1..], &s[i..])),
-            Some(b'?') => !s.is_empty() && s[0] != b'/' && go(&p[1..], &s[1..]),
-            Some(c) => s.first() == Some(c) && go(&p[1..], &s[1..]),
-        }
-    }
-    go(pattern.as_bytes(), path.as_bytes())
+    let Ok(matcher) = glob_matcher(pattern) else {
+        return false;
+    };
+    matcher.is_match(path)
         || (!pattern.contains('/')
             && path
                 .rsplit('/')
                 .next()
-                .is_some_and(|name| go(pattern.as_bytes(), name.as_bytes())))
+                .is_some_and(|name| matcher.is_match(name)))
 }
 
 #[cfg(test)]
@@ -241,10 +249,24 @@ signature = "*fp16, 64"
     }
 
     #[test]
+    fn an_invalid_per_file_ignores_pattern_is_a_configuration_error() {
+        let text = "[lint]\nper-file-ignores = { \"tests/[\" = [\"TRI101\"] }\n";
+        let e = Settings::from_file(Path::new("/p/tritonc.toml"), text).unwrap_err();
+        assert!(
+            e.message.contains("invalid pattern `tests/[`"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
     fn globs() {
         assert!(glob_match("tests/*.py", "tests/a.py"));
         assert!(!glob_match("tests/*.py", "tests/x/a.py"));
         assert!(glob_match("**/gen_*.py", "a/b/gen_x.py"));
         assert!(glob_match("*.py", "deep/dir/file.py"));
+        assert!(glob_match("kernels/[ab].py", "kernels/a.py"));
+        assert!(!glob_match("kernels/[ab].py", "kernels/c.py"));
+        assert!(!glob_match("tests/[", "tests/["));
     }
 }
