@@ -15,7 +15,10 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IRReader/IRReader.h"
@@ -131,6 +134,20 @@ bool linkLibrary(llvm::Module &module, llvm::StringRef path, std::string &error)
   return !failed;
 }
 
+/// Collects LLVM's error diagnostics (an inline-asm constraint NVPTX cannot satisfy,
+/// say) instead of LLVM's default handler, which prints them and exits the process.
+/// Warnings and remarks are LLVM's own business and are dropped.
+void collectErrors(const llvm::DiagnosticInfo *info, void *context) {
+  if (info->getSeverity() != llvm::DS_Error)
+    return;
+  auto &errors = *static_cast<std::string *>(context);
+  llvm::raw_string_ostream stream(errors);
+  if (!errors.empty())
+    stream << "\n";
+  llvm::DiagnosticPrinterRawOStream printer(stream);
+  info->print(printer);
+}
+
 /// PTX for `module` from `machine`'s NVPTX back end.
 bool emitPtx(llvm::Module &module, llvm::TargetMachine &machine, std::string &ptx) {
   llvm::raw_string_ostream stream(ptx);
@@ -171,10 +188,20 @@ bool tritoncNvptxCompile(MlirOperation gpuModule, MlirStringRef chip,
     return fail(error);
 
   llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module =
-      mlir::translateModuleToLLVMIR(unwrap(gpuModule), context);
+  std::string llvmErrors;
+  context.setDiagnosticHandlerCallBack(collectErrors, &llvmErrors);
+  // Verified here rather than by the translation, which prints the verifier's findings
+  // to stderr: here they become the error's text.
+  std::unique_ptr<llvm::Module> module = mlir::translateModuleToLLVMIR(
+      unwrap(gpuModule), context, "LLVMDialectModule", /*disableVerification=*/true);
   if (!module)
     return fail("the translation of the kernel's MLIR to LLVM IR failed");
+  {
+    std::string findings;
+    llvm::raw_string_ostream stream(findings);
+    if (llvm::verifyModule(*module, &stream))
+      return fail("the kernel's LLVM IR is invalid: " + findings);
+  }
   module->setDataLayout(machine->createDataLayout());
   module->setTargetTriple(machine->getTargetTriple());
 
@@ -185,6 +212,8 @@ bool tritoncNvptxCompile(MlirOperation gpuModule, MlirStringRef chip,
   }
 
   optimize(*module, *machine);
+  if (!llvmErrors.empty())
+    return fail("LLVM: " + llvmErrors);
   if (wantLlvmIr) {
     std::string text;
     llvm::raw_string_ostream stream(text);
@@ -195,6 +224,8 @@ bool tritoncNvptxCompile(MlirOperation gpuModule, MlirStringRef chip,
   std::string ptx;
   if (!emitPtx(*module, *machine, ptx))
     return fail("LLVM's NVPTX back end cannot emit assembly for " + chipRef.str());
+  if (!llvmErrors.empty())
+    return fail("LLVM's NVPTX back end: " + llvmErrors);
   sink(user, kPtx, ptx.data(), ptx.size());
   return true;
 }

@@ -168,7 +168,11 @@ impl Settings {
     /// defaults when there is none.
     pub fn discover(start: &Path) -> Result<(Settings, Option<PathBuf>), ConfigError> {
         let start = if start.is_file() {
-            start.parent().map(Path::to_path_buf).unwrap_or_default()
+            // A bare file name's parent is "": the current directory.
+            match start.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+                _ => PathBuf::from("."),
+            }
         } else {
             start.to_path_buf()
         };

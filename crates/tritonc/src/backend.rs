@@ -239,10 +239,16 @@ impl Backend {
         let options = codegen_options(spec, &self.options);
         let text = match stage {
             crate::target::Stage::Mlir => compile_to_mlir(func, sources, &options),
-            _ => with_context(|context| {
+            crate::target::Stage::Llir => with_context(|context| {
                 let target = NvptxTarget::new(self.options.target.capability);
                 compile_to_llvm_ir_in(context, func, sources, &target, &options)
             }),
+            other => {
+                return Err(BackendError::Internal(format!(
+                    "`{}` is not an intermediate stage of the back end",
+                    other.name()
+                )))
+            }
         };
         text.map_err(|e| unsupported(func, e))
     }

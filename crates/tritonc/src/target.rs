@@ -117,6 +117,15 @@ impl Stage {
         }
     }
 
+    /// How a line comment starts in the stage's text: `;` in LLVM IR, `//` in MLIR (the
+    /// tile IR and ttgir are printed as MLIR) and PTX.
+    pub fn comment(self) -> &'static str {
+        match self {
+            Stage::Llir => ";",
+            _ => "//",
+        }
+    }
+
     /// The stage called `name` (case-insensitive, surrounding spaces ignored).
     pub fn parse(name: &str) -> Option<Stage> {
         Stage::ALL

@@ -203,6 +203,22 @@ fn every_configured_example_kernel_compiles_without_a_signature() {
     }
 }
 
+/// A bare file name is looked up from the current directory upwards too: run inside
+/// `examples/`, `compile softmax.py` finds the root `tritonc.toml`.
+#[test]
+fn a_bare_file_name_finds_the_configuration_above_it() {
+    let o = tritonc_in(
+        &root().join("examples"),
+        &["compile", "softmax.py", "--emit", "ttir"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("tt.func public @softmax_kernel("),
+        "{}",
+        o.stdout
+    );
+}
+
 /// The README's command: a bundle for softmax, its signature from `tritonc.toml`.
 #[cfg(feature = "mlir")]
 #[test]

@@ -201,6 +201,41 @@ fn math_lowers_to_nvvm_approximations_without_libdevice() {
     );
 }
 
+/// An error LLVM reports while compiling (here an inline-asm constraint NVPTX does not
+/// know) is returned as an error: LLVM's own handler would print it and exit the process.
+#[test]
+fn an_llvm_back_end_error_is_an_error_not_an_exit() {
+    use melior::ir::{attribute::StringAttribute, Attribute};
+    let context = codegen_context();
+    let location = Location::new(&context, "asm.py", 3, 5);
+    let mut kernels = KernelModule::new(&context, "asm_module", location);
+    kernels
+        .add_kernel("asm", &[KernelParam::I32], None, location, |b, args| {
+            let attrs: [(&str, Attribute); 3] = [
+                (
+                    "asm_string",
+                    StringAttribute::new(&context, "mov.b32 $0, $1;").into(),
+                ),
+                ("constraints", StringAttribute::new(&context, "=r,Q").into()),
+                ("has_side_effects", Attribute::unit(&context)),
+            ];
+            b.value("llvm.inline_asm", &[args[0]], b.i32_type(), &attrs)?;
+            Ok(())
+        })
+        .expect("the kernel builds");
+    match lower_to_ptx(&mut kernels, &NvptxTarget::new(90)) {
+        Err(CodegenError::Lowering { diagnostics }) => {
+            assert!(
+                diagnostics
+                    .iter()
+                    .any(|d| d.contains("NVPTX back end") && d.contains("constraint 'Q'")),
+                "{diagnostics:?}"
+            );
+        }
+        other => panic!("expected a lowering error, got {other:?}"),
+    }
+}
+
 #[test]
 fn an_ill_typed_op_is_reported_at_its_source_location() {
     let context = codegen_context();

@@ -482,7 +482,8 @@ fn select_kernel(
 }
 
 /// Prints a text stage to stdout, or writes it to `DIR/KERNEL.EXT` (`DIR/KERNEL.I.EXT`
-/// for autotune variant `I`). On stdout each variant is preceded by a comment naming it.
+/// for autotune variant `I`). Each variant is preceded by a comment naming it, in the
+/// stage's own comment syntax (`;` in LLVM IR, `//` elsewhere), so the text still parses.
 pub(crate) fn write_stage(
     dir: Option<&Path>,
     kernel: &KernelSummary,
@@ -494,7 +495,8 @@ pub(crate) fn write_stage(
         for o in outputs {
             if let Some((i, label)) = &o.variant {
                 text.push_str(&format!(
-                    "// {} variant {i} of {}: {label}\n",
+                    "{} {} variant {i} of {}: {label}\n",
+                    stage.comment(),
                     kernel.name,
                     outputs.len()
                 ));
@@ -517,7 +519,12 @@ pub(crate) fn write_stage(
         };
         let path = dir.join(name);
         let text = match &o.variant {
-            Some((i, label)) => format!("// {} variant {i}: {label}\n{}", kernel.name, o.text),
+            Some((i, label)) => format!(
+                "{} {} variant {i}: {label}\n{}",
+                stage.comment(),
+                kernel.name,
+                o.text
+            ),
             None => o.text.clone(),
         };
         std::fs::write(&path, text).map_err(|err| {

@@ -149,26 +149,29 @@ pub fn emit_ir(
     let backend = backend::Backend::new(options, None);
     let mut warnings = Vec::new();
     let mut outputs = Vec::new();
-    let list = match variants(kernel, bound, request) {
-        Ok(list) => list,
-        Err(e) => return stage_error(e, sources, out),
-    };
-    for v in list {
-        let func = match lower(kernel, &v.spec, &mut warnings) {
-            Ok(f) => f,
-            Err(e) => return stage_error(e, sources, out),
-        };
-        match backend.ir_text(&func, sources, &v.spec, stage) {
-            Ok(text) => outputs.push(StageOutput {
+    let mut compile_all = || -> Result<(), Exit> {
+        let list = variants(kernel, bound, request).map_err(|e| stage_error(e, sources, out))?;
+        for v in list {
+            let func =
+                lower(kernel, &v.spec, &mut warnings).map_err(|e| stage_error(e, sources, out))?;
+            let text = backend
+                .ir_text(&func, sources, &v.spec, stage)
+                .map_err(|e| backend_failure(e, sources, out))?;
+            outputs.push(StageOutput {
                 variant: v.label,
                 text,
-            }),
-            Err(e) => return backend_failure(e, sources, out),
+            });
         }
-    }
-    // Every stage lowers the same variants: the first prints their warnings.
+        Ok(())
+    };
+    let compiled = compile_all();
+    // Every stage lowers the same variants: the first prints their warnings (also when a
+    // later variant failed).
     if !warnings.is_empty() && request.stages.first() == Some(&stage) {
         out.diagnostics(Stream::Stderr, &warnings, sources);
+    }
+    if let Err(exit) = compiled {
+        return exit;
     }
     match write_stage(args.output_dir.as_deref(), &kernel.summary, stage, &outputs) {
         Ok(()) => Exit::Success,
