@@ -203,6 +203,45 @@ fn every_configured_example_kernel_compiles_without_a_signature() {
     }
 }
 
+/// Autotune variants in `--emit llir` are headed by LLVM comments (`;`), so the text
+/// stays LLVM IR; each variant is its own module.
+#[cfg(feature = "mlir")]
+#[test]
+fn llir_variants_are_headed_by_llvm_comments() {
+    let o = tritonc(&[
+        "compile",
+        "crates/tritonc/tests/fixtures/ttir/autotuned.py",
+        "--signature",
+        "*fp32:16, *fp32:16, i32",
+        "--emit",
+        "llir",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let headers: Vec<&str> = o
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" variant "))
+        .collect();
+    assert_eq!(headers.len(), 2, "{}", o.stdout);
+    assert!(
+        headers
+            .iter()
+            .all(|h| h.starts_with("; scale_kernel variant ")),
+        "{headers:?}"
+    );
+    assert!(
+        !o.stdout.lines().any(|l| l.starts_with("//")),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(
+        o.stdout
+            .matches("define ptx_kernel void @scale_kernel(")
+            .count(),
+        2
+    );
+}
+
 /// A bare file name is looked up from the current directory upwards too: run inside
 /// `examples/`, `compile softmax.py` finds the root `tritonc.toml`.
 #[test]
