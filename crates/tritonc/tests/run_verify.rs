@@ -242,6 +242,30 @@ fn llir_variants_are_headed_by_llvm_comments() {
     );
 }
 
+/// A file of several kernels compiles all of them when the configuration gives each a
+/// signature (`layer_norm.py`); while one has none (`matmul.py`'s `@jit` helpers), it
+/// still asks which one (E0508), and says how to compile them all.
+#[test]
+fn a_file_of_configured_kernels_compiles_them_all() {
+    let o = tritonc(&["compile", "examples/layer_norm.py", "--emit", "ttir"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    for name in [
+        "layer_norm_fwd_kernel",
+        "layer_norm_bwd_dx_kernel",
+        "layer_norm_bwd_dwdb_kernel",
+    ] {
+        assert!(
+            o.stdout.contains(&format!("tt.func public @{name}(")),
+            "{name}: {}",
+            o.stdout
+        );
+    }
+    let o = tritonc(&["compile", "examples/matmul.py", "--emit", "ttir"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("E0508"), "{}", o.stderr);
+    assert!(o.stderr.contains("to compile them all"), "{}", o.stderr);
+}
+
 /// A bare file name is looked up from the current directory upwards too: run inside
 /// `examples/`, `compile softmax.py` finds the root `tritonc.toml`.
 #[test]

@@ -131,21 +131,23 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
     }
     let mut kernels = Vec::new();
     for path in &args.files {
-        let kernel = match load_kernel(path, args.kernel.as_deref(), &mut sources) {
-            Ok(kernel) => kernel,
+        let loaded = match load_kernels(path, args.kernel.as_deref(), &request, &mut sources) {
+            Ok(loaded) => loaded,
             Err(diagnostics) => {
                 out.diagnostics(Stream::Stderr, &diagnostics, &sources);
                 return Exit::InputError;
             }
         };
-        let bound = match specialize(path, &kernel.summary, &request, &mut sources) {
-            Ok(bound) => bound,
-            Err(diagnostics) => {
-                out.diagnostics(Stream::Stderr, &diagnostics, &sources);
-                return Exit::InputError;
-            }
-        };
-        kernels.push((kernel, bound));
+        for kernel in loaded {
+            let bound = match specialize(path, &kernel.summary, &request, &mut sources) {
+                Ok(bound) => bound,
+                Err(diagnostics) => {
+                    out.diagnostics(Stream::Stderr, &diagnostics, &sources);
+                    return Exit::InputError;
+                }
+            };
+            kernels.push((kernel, bound));
+        }
     }
     if let Err(d) = check_distinct_outputs(args, &request, &kernels) {
         out.diagnostics(Stream::Stderr, &[d], &sources);
@@ -394,11 +396,15 @@ fn nearest_warps(n: u32) -> String {
 }
 
 /// Reads the file, checks it and picks the kernel (`wanted`, or the file's only one).
-fn load_kernel(
+/// The kernels of `path` to compile: `--kernel NAME`, the file's only kernel, or, for a
+/// file of several, every one of them when the project configuration gives each a
+/// signature (and no `--signature` names one for all).
+fn load_kernels(
     path: &Path,
     wanted: Option<&str>,
+    request: &CompileRequest,
     sources: &mut SourceMap,
-) -> Result<LoadedKernel, Vec<Diagnostic>> {
+) -> Result<Vec<LoadedKernel>, Vec<Diagnostic>> {
     if path.is_dir() {
         return Err(vec![not_a_file(path)]);
     }
@@ -420,21 +426,35 @@ fn load_kernel(
     {
         return Err(analysis.diagnostics);
     }
-    let summary = select_kernel(path, wanted, analysis.kernels)?;
+    let all_configured = |kernels: &[KernelSummary]| {
+        request.signature.is_none()
+            && kernels
+                .iter()
+                .all(|k| matches!(configured_signature(path, &k.name), Ok(Some(_))))
+    };
+    let summaries = select_kernels(path, wanted, analysis.kernels, all_configured)?;
     // Helpers imported from the project's other modules are read now, so their files are
     // in `sources` before anything points into them.
     let projects = crate::project::Projects::new(FileId(sources.len() as u32));
     let scope = projects.scope(path, &analysis.module, &analysis.index, true);
     projects.register(sources);
-    Ok(LoadedKernel { summary, scope })
+    Ok(summaries
+        .into_iter()
+        .map(|summary| LoadedKernel {
+            summary,
+            scope: scope.clone(),
+        })
+        .collect())
 }
 
-/// `--kernel NAME`, or the file's only kernel.
-fn select_kernel(
+/// `--kernel NAME`, the file's only kernel, or all of a file's kernels when
+/// `all_configured` says the configuration specializes each one.
+fn select_kernels(
     path: &Path,
     wanted: Option<&str>,
     mut kernels: Vec<KernelSummary>,
-) -> Result<KernelSummary, Vec<Diagnostic>> {
+    all_configured: impl Fn(&[KernelSummary]) -> bool,
+) -> Result<Vec<KernelSummary>, Vec<Diagnostic>> {
     let shown = path.display();
     if kernels.is_empty() {
         return Err(vec![Diagnostic::error(
@@ -456,7 +476,7 @@ fn select_kernel(
     };
     match wanted {
         Some(name) => match kernels.iter().position(|k| k.name == name) {
-            Some(i) => Ok(kernels.swap_remove(i)),
+            Some(i) => Ok(vec![kernels.swap_remove(i)]),
             None => Err(vec![with_labels(
                 Diagnostic::error(
                     codes::UNKNOWN_KERNEL,
@@ -466,7 +486,7 @@ fn select_kernel(
             )
             .with_help(format!("the file defines: {names}"))]),
         },
-        None if kernels.len() == 1 => Ok(kernels.remove(0)),
+        None if kernels.len() == 1 || all_configured(&kernels) => Ok(kernels),
         None => Err(vec![with_labels(
             Diagnostic::error(
                 codes::AMBIGUOUS_KERNEL,
@@ -477,7 +497,11 @@ fn select_kernel(
             ),
             &kernels,
         )
-        .with_help(format!("pass `--kernel NAME`; the file defines: {names}"))]),
+        .with_help(format!(
+            "pass `--kernel NAME`, or give every kernel a signature in the project \
+             configuration (`[tool.tritonc.kernels.NAME]`) to compile them all; the file \
+             defines: {names}"
+        ))]),
     }
 }
 
