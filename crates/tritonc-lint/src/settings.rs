@@ -37,6 +37,8 @@ pub struct Settings {
     pub max_tensor_elements: u64,
     /// Kernel name → launch signature.
     pub kernel_signatures: BTreeMap<String, String>,
+    /// Kernel name → warps per program to compile it with (`tritonc compile`).
+    pub kernel_num_warps: BTreeMap<String, u32>,
     /// The directory the configuration was found in (per-file-ignores are relative to it).
     pub root: Option<PathBuf>,
 }
@@ -49,6 +51,7 @@ impl Default for Settings {
             per_file_ignores: Vec::new(),
             max_tensor_elements: DEFAULT_MAX_TENSOR_ELEMENTS,
             kernel_signatures: BTreeMap::new(),
+            kernel_num_warps: BTreeMap::new(),
             root: None,
         }
     }
@@ -72,8 +75,10 @@ struct OverflowTable {
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct KernelTable {
     signature: Option<String>,
+    num_warps: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -157,6 +162,9 @@ impl Settings {
             s.max_tensor_elements = m;
         }
         for (name, k) in parsed.kernels.unwrap_or_default() {
+            if let Some(n) = k.num_warps {
+                s.kernel_num_warps.insert(name.clone(), n);
+            }
             if let Some(sig) = k.signature {
                 s.kernel_signatures.insert(name, sig);
             }
@@ -231,6 +239,7 @@ per-file-ignores = { "tests/*.py" = ["TRI101"] }
 max-tensor-elements = 1000
 [tool.tritonc.kernels.k]
 signature = "*fp16, 64"
+num_warps = 8
 "#;
         let s = Settings::from_file(Path::new("/p/pyproject.toml"), text)
             .unwrap()
@@ -241,6 +250,14 @@ signature = "*fp16, 64"
         assert!(!s.enabled("TRI304", Path::new("/p/src/a.py")));
         assert_eq!(s.max_tensor_elements, 1000);
         assert_eq!(s.kernel_signatures["k"], "*fp16, 64");
+        assert_eq!(s.kernel_num_warps["k"], 8);
+    }
+
+    #[test]
+    fn an_unknown_kernel_key_is_a_configuration_error() {
+        let text = "[kernels.k]\nsignature = \"*fp16, 64\"\nnum_warp = 8\n";
+        let e = Settings::from_file(Path::new("/p/tritonc.toml"), text).unwrap_err();
+        assert!(e.message.contains("num_warp"), "{}", e.message);
     }
 
     #[test]

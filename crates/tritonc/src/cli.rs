@@ -67,9 +67,10 @@ pub struct CompileArgs {
     /// (e.g. "*fp16:16, *fp16:16, i32, 1024").
     #[arg(long, value_name = "SIG")]
     pub signature: Option<String>,
-    /// Warps per program (a power of two, 1 to 32).
-    #[arg(long, value_name = "N", default_value_t = 4)]
-    pub num_warps: u32,
+    /// Warps per program (a power of two, 1 to 32) [default: the kernel's `num_warps` in
+    /// the project configuration, else 4]
+    #[arg(long, value_name = "N")]
+    pub num_warps: Option<u32>,
     /// Software-pipelining stages for loops.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub num_stages: u32,

@@ -266,6 +266,30 @@ fn a_file_of_configured_kernels_compiles_them_all() {
     assert!(o.stderr.contains("to compile them all"), "{}", o.stderr);
 }
 
+/// `num_warps` in `[kernels.NAME]` sets the warps the configured signature compiles
+/// with (8 for LayerNorm backward in `tritonc.toml`); `--num-warps` wins over it.
+#[test]
+fn the_configured_num_warps_applies_unless_num_warps_is_given() {
+    let ttgir = |extra: &[&str]| {
+        let mut args = vec![
+            "compile",
+            "examples/layer_norm.py",
+            "--kernel",
+            "layer_norm_bwd_dx_kernel",
+            "--emit",
+            "ttgir",
+        ];
+        args.extend_from_slice(extra);
+        let o = tritonc(&args);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        o.stdout
+    };
+    let eight = ttgir(&[]);
+    assert!(eight.contains("\"ttg.num-warps\" = 8 : i32"), "{eight}");
+    let four = ttgir(&["--num-warps", "4"]);
+    assert!(four.contains("\"ttg.num-warps\" = 4 : i32"), "{four}");
+}
+
 /// A bare file name is looked up from the current directory upwards too: run inside
 /// `examples/`, `compile softmax.py` finds the root `tritonc.toml`.
 #[test]

@@ -22,6 +22,8 @@ pub struct CompileRequest {
     pub signature: Option<String>,
     /// Warps per program (a power of two, 1 to 32).
     pub num_warps: u32,
+    /// Whether `--num-warps` was given (it then wins over the project configuration).
+    pub num_warps_given: bool,
     /// Pipelining stages.
     pub num_stages: u32,
     /// The target.
@@ -300,10 +302,14 @@ fn specialize(
     request: &CompileRequest,
     sources: &mut SourceMap,
 ) -> Result<Option<BoundKernel>, Vec<Diagnostic>> {
+    let mut configured_warps = None;
     let (name, text) = match request.signature.as_deref() {
         Some(text) => ("<--signature>".to_string(), text.to_string()),
         None => match configured_signature(path, &kernel.name)? {
-            Some(found) => found,
+            Some(found) => {
+                configured_warps = found.num_warps;
+                (found.name, found.signature)
+            }
             None => return Ok(None),
         },
     };
@@ -311,30 +317,59 @@ fn specialize(
     let file = sources.add(name, text.to_string());
     let items = tritonc_sema::spec::parse_signature(text, file)?;
     let span = Span::new(file, 0, text.len() as u32);
-    let options = launch_options(request, &kernel.kernel);
+    let mut options = launch_options(request, &kernel.kernel);
+    if let (Some(n), false) = (configured_warps, request.num_warps_given) {
+        options.num_warps = n;
+    }
     meta::bind_kernel_signature(&kernel.kernel, &items, options, span).map(Some)
 }
 
-/// The signature the project configuration closest to `path` gives `kernel`, with the
-/// name its text is registered under (`CONFIG [kernels.KERNEL] signature`).
+/// A kernel's specialization as the project configuration gives it.
+struct ConfiguredKernel {
+    /// The name the signature's text is registered under
+    /// (`CONFIG [kernels.KERNEL] signature`).
+    name: String,
+    /// The signature.
+    signature: String,
+    /// `num_warps`, when the table sets it.
+    num_warps: Option<u32>,
+}
+
+/// The signature (and `num_warps`) the project configuration closest to `path` gives
+/// `kernel`.
 fn configured_signature(
     path: &Path,
     kernel: &str,
-) -> Result<Option<(String, String)>, Vec<Diagnostic>> {
+) -> Result<Option<ConfiguredKernel>, Vec<Diagnostic>> {
     let (settings, config) =
         tritonc_lint::Settings::discover(path).map_err(|e| vec![super::lint::config_error(&e)])?;
     let (Some(config), Some(sig)) = (config, settings.kernel_signatures.get(kernel)) else {
         return Ok(None);
     };
-    let name = format!("{} [kernels.{kernel}] signature", config.display());
-    Ok(Some((name, sig.clone())))
+    let num_warps = settings.kernel_num_warps.get(kernel).copied();
+    if let Some(n) = num_warps.filter(|&n| !valid_num_warps(n)) {
+        return Err(vec![Diagnostic::error(
+            codes::INVALID_NUM_WARPS,
+            format!(
+                "`num_warps = {n}` in `[kernels.{kernel}]` of {} is not a power of two \
+                 between 1 and 32",
+                config.display()
+            ),
+        )
+        .with_help(format!("use {}", nearest_warps(n)))]);
+    }
+    Ok(Some(ConfiguredKernel {
+        name: format!("{} [kernels.{kernel}] signature", config.display()),
+        signature: sig.clone(),
+        num_warps,
+    }))
 }
 
 /// Checks `--num-warps`, `--target` and `--emit`; reports every bad option at once.
 pub(crate) fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec<Diagnostic>> {
     let mut errors = Vec::new();
-    let n = args.num_warps;
-    if !(n.is_power_of_two() && n <= 32) {
+    let n = args.num_warps.unwrap_or(DEFAULT_NUM_WARPS);
+    if !valid_num_warps(n) {
         errors.push(
             Diagnostic::error(
                 codes::INVALID_NUM_WARPS,
@@ -376,6 +411,7 @@ pub(crate) fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec
         Some(target) if errors.is_empty() => Ok(CompileRequest {
             signature: args.signature.clone(),
             num_warps: n,
+            num_warps_given: args.num_warps.is_some(),
             num_stages: args.num_stages,
             target,
             stages,
@@ -384,6 +420,14 @@ pub(crate) fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec
         }),
         _ => Err(errors),
     }
+}
+
+/// Warps per program when neither `--num-warps` nor the configuration says (Triton's).
+const DEFAULT_NUM_WARPS: u32 = 4;
+
+/// Whether `n` warps per program is allowed: a power of two, 1 to 32.
+fn valid_num_warps(n: u32) -> bool {
+    n.is_power_of_two() && n <= 32
 }
 
 /// The power of two in 1..=32 closest to `n` (ties go up).
