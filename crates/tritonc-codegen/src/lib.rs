@@ -25,8 +25,6 @@ pub use lower::{
     CompileError, CompileOptions, CompileStage, CompiledKernel,
 };
 pub use module::{KernelModule, KernelParam};
-pub use pipeline::{
-    lower_module, lower_to_ptx, lower_to_ptx_linking, nvvm_pipeline, LoweredModule,
-};
+pub use pipeline::{lower_module, lower_to_ptx, nvvm_pipeline, LoweredModule};
 pub use ptxas::{Ptxas, PtxasReport};
 pub use target::NvptxTarget;

@@ -113,7 +113,8 @@ pub struct LoweredModule {
     pub llvm_ir: Option<String>,
 }
 
-/// Verifies the module, lowers it to PTX for `target` and returns the PTX text.
+/// Verifies the module, lowers it to PTX for `target` (with fp fusion, Triton's
+/// default) and returns the PTX text.
 ///
 /// The module is rewritten in place (it ends in the LLVM and NVVM dialects). On failure
 /// the error carries MLIR's diagnostics with the locations of the offending ops.
@@ -124,21 +125,12 @@ pub fn lower_to_ptx(
     lower_module(kernels, target, true, &[], false).map(|lowered| lowered.ptx)
 }
 
-/// [`lower_to_ptx`] (which fuses multiplies and adds, as Triton by default) linking the
-/// bitcode `libraries` (libdevice) into the module: LLVM
-/// keeps only the functions used, and its NVVMReflect pass resolves libdevice's
-/// `__nvvm_reflect` queries (no flush to zero).
-pub fn lower_to_ptx_linking(
-    kernels: &mut KernelModule<'_>,
-    target: &NvptxTarget,
-    libraries: &[std::path::PathBuf],
-) -> Result<String, CodegenError> {
-    lower_module(kernels, target, true, libraries, false).map(|lowered| lowered.ptx)
-}
-
 /// Runs [`nvvm_pipeline`] over the module, then LLVM ([`crate::serialize`]) over its
 /// `gpu.module`: the PTX, plus the optimized LLVM IR when `want_llvm_ir`. `fp_fusion`
-/// lets LLVM fuse any multiply and add into an `fma` (Triton's `enable_fp_fusion`).
+/// lets LLVM fuse any multiply and add into an `fma` (Triton's `enable_fp_fusion`). The
+/// bitcode `libraries` (libdevice) are linked in first: LLVM keeps only the functions
+/// used, and its NVVMReflect pass resolves libdevice's `__nvvm_reflect` queries (no
+/// flush to zero).
 pub fn lower_module(
     kernels: &mut KernelModule<'_>,
     target: &NvptxTarget,

@@ -16,6 +16,14 @@ fn tritonc(args: &[&str]) -> Outcome {
     tritonc_in(&root(), args)
 }
 
+/// The stdout of `tritonc ARGS EXTRA`, which must succeed.
+fn succeeding(args: &[&str], extra: &[&str]) -> String {
+    let all: Vec<&str> = args.iter().chain(extra).copied().collect();
+    let o = tritonc(&all);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    o.stdout
+}
+
 const PLANTED: &str = "crates/tritonc-verify/tests/fixtures";
 
 #[test]
@@ -148,19 +156,18 @@ fn compile_emits_ptx_and_writes_bundles_for_a_spec() {
 #[test]
 fn no_fp_fusion_keeps_every_multiply_rounded() {
     let ptx = |extra: &[&str]| {
-        let mut args = vec![
-            "compile",
-            "examples/softmax.py",
-            "--signature",
-            "*fp16:16, *fp16:16, i32:16, i32:16, i32:16, 1024",
-            "--emit",
-            "ptx",
-            "--no-cache",
-        ];
-        args.extend_from_slice(extra);
-        let o = tritonc(&args);
-        assert_eq!(o.code, 0, "{}", o.stderr);
-        o.stdout
+        succeeding(
+            &[
+                "compile",
+                "examples/softmax.py",
+                "--signature",
+                "*fp16:16, *fp16:16, i32:16, i32:16, i32:16, 1024",
+                "--emit",
+                "ptx",
+                "--no-cache",
+            ],
+            extra,
+        )
     };
     let fused = ptx(&[]);
     assert!(fused.contains("mul.f32"), "{fused}");
@@ -271,18 +278,17 @@ fn a_file_of_configured_kernels_compiles_them_all() {
 #[test]
 fn the_configured_num_warps_applies_unless_num_warps_is_given() {
     let ttgir = |extra: &[&str]| {
-        let mut args = vec![
-            "compile",
-            "examples/layer_norm.py",
-            "--kernel",
-            "layer_norm_bwd_dx_kernel",
-            "--emit",
-            "ttgir",
-        ];
-        args.extend_from_slice(extra);
-        let o = tritonc(&args);
-        assert_eq!(o.code, 0, "{}", o.stderr);
-        o.stdout
+        succeeding(
+            &[
+                "compile",
+                "examples/layer_norm.py",
+                "--kernel",
+                "layer_norm_bwd_dx_kernel",
+                "--emit",
+                "ttgir",
+            ],
+            extra,
+        )
     };
     let eight = ttgir(&[]);
     assert!(eight.contains("\"ttg.num-warps\" = 8 : i32"), "{eight}");

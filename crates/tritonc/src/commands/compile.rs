@@ -45,6 +45,8 @@ pub enum StageError {
     Diagnostics(Vec<Diagnostic>),
     /// The stage is not available in this build (exit 4); the message says what is missing.
     NotImplemented(String),
+    /// The back end could not produce the stage (`--emit mlir`, `llir`).
+    Backend(crate::backend::BackendError),
 }
 
 /// A kernel picked from its file, with the module scope sema resolves its names in.
@@ -227,9 +229,7 @@ fn emit_text_stage(
         Stage::Ttir => emit_ttir(kernel, bound, request, &mut warnings),
         Stage::Ttgir => super::compile_backend::emit_ttgir(kernel, bound, request, &mut warnings),
         Stage::Mlir | Stage::Llir => {
-            return super::compile_backend::emit_ir(
-                args, stage, kernel, bound, request, sources, out,
-            )
+            super::compile_backend::emit_ir(kernel, bound, request, stage, sources, &mut warnings)
         }
         // Handled by the back end, once for both: one compilation gives the PTX and the
         // cubin.
@@ -249,15 +249,7 @@ fn emit_text_stage(
             }
             Exit::Success
         }
-        Err(StageError::Diagnostics(diagnostics)) => {
-            out.diagnostics(Stream::Stderr, &diagnostics, sources);
-            Exit::InputError
-        }
-        Err(StageError::NotImplemented(message)) => {
-            let diagnostic = Diagnostic::error(codes::NOT_IMPLEMENTED, message);
-            out.diagnostics(Stream::Stderr, &[diagnostic], sources);
-            Exit::NotImplemented
-        }
+        Err(e) => super::compile_backend::stage_error(e, sources, out),
     }
 }
 
@@ -472,9 +464,12 @@ fn load_kernels(
     }
     let all_configured = |kernels: &[KernelSummary]| {
         request.signature.is_none()
-            && kernels
-                .iter()
-                .all(|k| matches!(configured_signature(path, &k.name), Ok(Some(_))))
+            && tritonc_lint::Settings::discover(path).is_ok_and(|(settings, config)| {
+                config.is_some()
+                    && kernels
+                        .iter()
+                        .all(|k| settings.kernel_signatures.contains_key(&k.name))
+            })
     };
     let summaries = select_kernels(path, wanted, analysis.kernels, all_configured)?;
     // Helpers imported from the project's other modules are read now, so their files are

@@ -130,56 +130,33 @@ pub fn emit_ttgir(
 }
 
 /// `--emit mlir` / `--emit llir`: the MLIR before MLIR's pipeline, or the LLVM IR after
-/// LLVM's optimizations, of every variant of one kernel (compiled here, never from the
-/// cache), printed or written like the other text stages.
+/// LLVM's optimizations, of every variant (compiled here, never from the cache).
 pub fn emit_ir(
-    args: &CompileArgs,
-    stage: Stage,
     kernel: &LoadedKernel,
     bound: Option<&BoundKernel>,
     request: &CompileRequest,
+    stage: Stage,
     sources: &SourceMap,
-    out: &Output,
-) -> Exit {
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Vec<StageOutput>, StageError> {
     let options = BackendOptions {
         target: request.target,
         fp_fusion: request.fp_fusion,
         cubin: false,
     };
     let backend = backend::Backend::new(options, None);
-    let mut warnings = Vec::new();
     let mut outputs = Vec::new();
-    let mut compile_all = || -> Result<(), Exit> {
-        let list = variants(kernel, bound, request).map_err(|e| stage_error(e, sources, out))?;
-        for v in list {
-            let func =
-                lower(kernel, &v.spec, &mut warnings).map_err(|e| stage_error(e, sources, out))?;
-            let text = backend
-                .ir_text(&func, sources, &v.spec, stage)
-                .map_err(|e| backend_failure(e, sources, out))?;
-            outputs.push(StageOutput {
-                variant: v.label,
-                text,
-            });
-        }
-        Ok(())
-    };
-    let compiled = compile_all();
-    // Every stage lowers the same variants: the first prints their warnings (also when a
-    // later variant failed).
-    if !warnings.is_empty() && request.stages.first() == Some(&stage) {
-        out.diagnostics(Stream::Stderr, &warnings, sources);
+    for v in variants(kernel, bound, request)? {
+        let func = lower(kernel, &v.spec, warnings)?;
+        let text = backend
+            .ir_text(&func, sources, &v.spec, stage)
+            .map_err(StageError::Backend)?;
+        outputs.push(StageOutput {
+            variant: v.label,
+            text,
+        });
     }
-    if let Err(exit) = compiled {
-        return exit;
-    }
-    match write_stage(args.output_dir.as_deref(), &kernel.summary, stage, &outputs) {
-        Ok(()) => Exit::Success,
-        Err(d) => {
-            out.diagnostics(Stream::Stderr, &[d], sources);
-            Exit::InputError
-        }
-    }
+    Ok(outputs)
 }
 
 /// Reports a back-end error and returns its exit status.
@@ -399,8 +376,10 @@ pub fn emit_code(
     Exit::Success
 }
 
-fn stage_error(e: StageError, sources: &SourceMap, out: &Output) -> Exit {
+/// Reports why a stage produced no output and returns its exit status.
+pub(crate) fn stage_error(e: StageError, sources: &SourceMap, out: &Output) -> Exit {
     match e {
+        StageError::Backend(e) => backend_failure(e, sources, out),
         StageError::Diagnostics(d) => {
             out.diagnostics(Stream::Stderr, &d, sources);
             Exit::InputError
