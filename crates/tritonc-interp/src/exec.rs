@@ -315,6 +315,20 @@ impl<'a> Program<'a> {
                 }
                 return Ok(());
             }
+            // A layout change moves no value: the interpreter holds whole blocks.
+            OpKind::ConvertLayout => (*ops[0]).clone(),
+            k @ (OpKind::LocalAlloc
+            | OpKind::LocalLoad
+            | OpKind::LocalStore
+            | OpKind::MemDescIndex
+            | OpKind::AsyncCopyGlobalToLocal { .. }
+            | OpKind::AsyncCommitGroup
+            | OpKind::AsyncWait { .. }) => {
+                return Err(RuntimeError::unsupported(format!(
+                    "`{}` (a GPU-IR op; the interpreter runs the tile IR)",
+                    k.name()
+                )))
+            }
             OpKind::ReduceReturn
             | OpKind::ScanReturn
             | OpKind::Yield

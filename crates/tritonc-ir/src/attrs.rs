@@ -146,6 +146,8 @@ pub fn op_attrs(kind: &OpKind) -> Vec<(&'static str, Attr)> {
             }
         }
         Assert { message } => out.push(("message", Attr::Str(message.clone()))),
+        AsyncCopyGlobalToLocal { cache, evict } => push_cache_evict(&mut out, *cache, *evict),
+        AsyncWait { num } => out.push(("num", int32(*num))),
         _ => {}
     }
     out
@@ -379,6 +381,23 @@ pub fn kind_from_parts(name: &str, entries: Vec<(String, Attr)>) -> Result<OpKin
                 message: d.string("message")?,
             },
             "gpu.barrier" => Barrier,
+            "ttg.convert_layout" => ConvertLayout,
+            "ttg.local_alloc" => LocalAlloc,
+            "ttg.local_load" => LocalLoad,
+            "ttg.local_store" => LocalStore,
+            "ttg.memdesc_index" => MemDescIndex,
+            "ttg.async_copy_global_to_local" => AsyncCopyGlobalToLocal {
+                cache: d
+                    .word("cache", CacheModifier::from_word)?
+                    .unwrap_or(CacheModifier::None),
+                evict: d
+                    .word("evict", EvictionPolicy::from_word)?
+                    .unwrap_or(EvictionPolicy::Normal),
+            },
+            "ttg.async_commit_group" => AsyncCommitGroup,
+            "ttg.async_wait" => AsyncWait {
+                num: d.req_int("num")?,
+            },
             "scf.for" => For,
             "scf.if" => If,
             "scf.while" => While,

@@ -320,6 +320,11 @@ impl Function {
         self.values.len()
     }
 
+    /// Every entry of the value arena, in index order (erased ops' results included).
+    pub fn values(&self) -> impl Iterator<Item = Value> {
+        (0..self.values.len()).map(Value::from_index)
+    }
+
     /// Number of entries in the op arena (tombstones included).
     pub fn num_ops(&self) -> usize {
         self.ops.len()

@@ -9,6 +9,13 @@
 //! - Every value has a [`Type`]: a per-program scalar ([`Type::Scalar`], [`Type::Ptr`]) or a
 //!   block ([`Type::Tensor`], rank ≥ 1, with [`Dim`]s and an [`Elem`]). Generic mode may use
 //!   [`Dim::Symbolic`]/[`Dim::Unknown`] and [`DType::Var`].
+//! - The same data structure holds the **GPU IR** (Triton's TTGIR): there every block type
+//!   carries an encoding ([`layout::Layout`]: which thread holds which element), shared
+//!   buffers have their own type ([`MemDescType`], with a [`SharedLayout`]), async copies
+//!   return [`Type::AsyncToken`]s, and the GPU ops (`ttg.convert_layout`,
+//!   `ttg.local_alloc`/`local_load`/`local_store`, `ttg.memdesc_index`,
+//!   `ttg.async_copy_global_to_local`/`async_commit_group`/`async_wait`) make layout
+//!   changes and shared memory explicit. `tritonc-ttgir`'s passes produce it.
 //! - Every op has an [`OpKind`] (with typed attributes), operands, results, regions and a
 //!   [`Location`] (source span plus the inlining call-site chain, innermost first).
 //! - Values know their uses ([`Function::uses`]); [`Function::replace_all_uses`],
@@ -87,15 +94,18 @@
 //! assert!(!m.to_string().contains("arith.muli"));
 //! ```
 
+pub mod aliases;
 pub mod attrs;
 pub mod builder;
 pub mod function;
+pub mod layout;
 pub mod location;
 pub mod ops;
 pub mod parser;
 pub mod pass;
 pub mod passes;
 pub mod printer;
+pub mod shared_layout;
 pub mod types;
 pub mod verify;
 
@@ -109,5 +119,6 @@ pub use ops::*;
 pub use parser::{parse_module, ParseError, INVALID_IR_TEXT};
 pub use pass::{Pass, PassManager};
 pub use printer::{print_function, print_module, PrintOptions};
+pub use shared_layout::{MemDescType, SharedLayout};
 pub use types::{DType, Dim, Elem, PtrType, Type, ALL_DTYPES, MAX_TENSOR_NUMEL};
 pub use verify::{verify_function, verify_module, INVALID_IR};

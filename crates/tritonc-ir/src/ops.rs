@@ -556,6 +556,35 @@ pub enum OpKind {
     },
     /// `gpu.barrier`: CTA-wide barrier.
     Barrier,
+    /// `ttg.convert_layout %x`: the same block in another encoding (GPU IR).
+    ConvertLayout,
+    /// `ttg.local_alloc [%init]`: a shared buffer, filled from a block when given one
+    /// (then immutable) (GPU IR).
+    LocalAlloc,
+    /// `ttg.local_load %buf [, %token]`: a shared buffer read into a block (GPU IR).
+    LocalLoad,
+    /// `ttg.local_store %x, %buf`: a block written into a mutable shared buffer (GPU IR).
+    LocalStore,
+    /// `ttg.memdesc_index %buf, %i`: buffer `i` of a multi-buffered allocation (GPU IR).
+    MemDescIndex,
+    /// `ttg.async_copy_global_to_local %ptrs, %buf [, %mask [, %other]]`: an asynchronous
+    /// copy from global memory into a shared buffer; masked-off elements get `other`
+    /// (zero when absent). Returns a token (GPU IR).
+    AsyncCopyGlobalToLocal {
+        /// Cache modifier of the global read.
+        cache: CacheModifier,
+        /// Eviction policy of the global read.
+        evict: EvictionPolicy,
+    },
+    /// `ttg.async_commit_group %tokens…`: closes the group of async copies issued since
+    /// the last commit; returns the group's token (GPU IR).
+    AsyncCommitGroup,
+    /// `ttg.async_wait %tokens… {num}`: waits until at most `num` committed groups are
+    /// still in flight; returns a token (GPU IR).
+    AsyncWait {
+        /// Groups that may stay outstanding.
+        num: u32,
+    },
     /// `scf.for lb, ub, step, inits...`; body args: induction var, then the iter args.
     For,
     /// `scf.if cond`; then and else regions ending in `scf.yield`.
@@ -616,6 +645,14 @@ impl OpKind {
             Print { .. } => "tt.print",
             Assert { .. } => "tt.assert",
             Barrier => "gpu.barrier",
+            ConvertLayout => "ttg.convert_layout",
+            LocalAlloc => "ttg.local_alloc",
+            LocalLoad => "ttg.local_load",
+            LocalStore => "ttg.local_store",
+            MemDescIndex => "ttg.memdesc_index",
+            AsyncCopyGlobalToLocal { .. } => "ttg.async_copy_global_to_local",
+            AsyncCommitGroup => "ttg.async_commit_group",
+            AsyncWait { .. } => "ttg.async_wait",
             For => "scf.for",
             If => "scf.if",
             While => "scf.while",
@@ -623,6 +660,22 @@ impl OpKind {
             Condition => "scf.condition",
             Return => "tt.return",
         }
+    }
+
+    /// Whether the op belongs to the GPU IR only (`ttg.*`): the tile IR never holds it.
+    pub fn is_gpu_only(&self) -> bool {
+        use OpKind::*;
+        matches!(
+            self,
+            ConvertLayout
+                | LocalAlloc
+                | LocalLoad
+                | LocalStore
+                | MemDescIndex
+                | AsyncCopyGlobalToLocal { .. }
+                | AsyncCommitGroup
+                | AsyncWait { .. }
+        )
     }
 
     /// Whether the op must end its block.
@@ -656,6 +709,10 @@ impl OpKind {
             | Print { .. }
             | Assert { .. }
             | Barrier
+            | LocalStore
+            | AsyncCopyGlobalToLocal { .. }
+            | AsyncCommitGroup
+            | AsyncWait { .. }
             | While => true,
             k => k.is_terminator(),
         }

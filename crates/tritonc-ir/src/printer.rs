@@ -52,14 +52,15 @@ pub fn escape_str(s: &str) -> String {
     out
 }
 
-/// Prints a module.
+/// Prints a module; GPU-IR encodings become aliases defined above it
+/// ([`crate::aliases::alias_encodings`]).
 pub fn print_module(module: &Module, opts: PrintOptions) -> String {
     let mut out = String::from("module {\n");
     for f in &module.functions {
         FunctionPrinter::new(f, opts, &mut out).print();
     }
     out.push_str("}\n");
-    out
+    crate::aliases::alias_encodings(&out)
 }
 
 /// Prints one function (without the surrounding `module { }`).

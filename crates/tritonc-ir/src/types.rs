@@ -7,6 +7,11 @@
 
 use std::fmt;
 
+#[cfg(test)]
+use crate::layout::BlockedLayout;
+use crate::layout::Layout;
+use crate::shared_layout::MemDescType;
+
 /// The largest number of elements a block may hold (Triton's `TRITON_MAX_TENSOR_NUMEL`).
 pub const MAX_TENSOR_NUMEL: u64 = 1 << 20;
 
@@ -379,7 +384,14 @@ pub enum Type {
         shape: Vec<Dim>,
         /// The element type.
         elem: Elem,
+        /// Which thread holds which element: `None` in the tile IR; every block of the
+        /// GPU IR has one (`tensor<128xf32, #ttg.blocked<…>>`).
+        encoding: Option<Box<Layout>>,
     },
+    /// A shared-memory buffer of the GPU IR (`!ttg.memdesc<…>`).
+    MemDesc(MemDescType),
+    /// The token of an asynchronous copy group of the GPU IR (`!ttg.async.token`).
+    AsyncToken,
 }
 
 impl Type {
@@ -410,6 +422,44 @@ impl Type {
         Type::Tensor {
             shape: shape.iter().map(|&d| Dim::Known(d)).collect(),
             elem,
+            encoding: None,
+        }
+    }
+
+    /// A block with the given dims and no encoding (the tile IR's blocks).
+    pub fn tensor_dims(shape: Vec<Dim>, elem: Elem) -> Type {
+        Type::Tensor {
+            shape,
+            elem,
+            encoding: None,
+        }
+    }
+
+    /// The encoding of a GPU-IR block (`None` for tile-IR blocks and everything else).
+    pub fn encoding(&self) -> Option<&Layout> {
+        match self {
+            Type::Tensor { encoding, .. } => encoding.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The same block with `encoding` (other types are returned unchanged).
+    pub fn with_encoding(&self, layout: Option<Layout>) -> Type {
+        match self {
+            Type::Tensor { shape, elem, .. } => Type::Tensor {
+                shape: shape.clone(),
+                elem: *elem,
+                encoding: layout.map(Box::new),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// The shared buffer this type describes, if it is one.
+    pub fn memdesc(&self) -> Option<&MemDescType> {
+        match self {
+            Type::MemDesc(m) => Some(m),
+            _ => None,
         }
     }
 
@@ -423,16 +473,19 @@ impl Type {
         if shape.is_empty() {
             Type::scalar_of(elem)
         } else {
-            Type::Tensor { shape, elem }
+            Type::tensor_dims(shape, elem)
         }
     }
 
-    /// The element type (a scalar's own type).
+    /// The element type (a scalar's own type; a shared buffer's element dtype; `i1` for
+    /// an async token, which carries no data).
     pub fn elem(&self) -> Elem {
         match self {
             Type::Scalar(d) => Elem::DType(*d),
             Type::Ptr(p) => Elem::Ptr(*p),
             Type::Tensor { elem, .. } => *elem,
+            Type::MemDesc(m) => Elem::DType(m.elem),
+            Type::AsyncToken => Elem::DType(DType::I1),
         }
     }
 
@@ -466,7 +519,13 @@ impl Type {
 
     /// Whether this is a scalar (dtype or pointer).
     pub fn is_scalar(&self) -> bool {
-        !self.is_tensor()
+        matches!(self, Type::Scalar(_) | Type::Ptr(_))
+    }
+
+    /// Whether this is a GPU-IR handle (a shared buffer or an async token), not a value
+    /// a program computes with.
+    pub fn is_gpu_handle(&self) -> bool {
+        matches!(self, Type::MemDesc(_) | Type::AsyncToken)
     }
 
     /// Whether the elements are pointers.
@@ -516,13 +575,23 @@ impl fmt::Display for Type {
         match self {
             Type::Scalar(d) => d.fmt(f),
             Type::Ptr(p) => p.fmt(f),
-            Type::Tensor { shape, elem } => {
+            Type::Tensor {
+                shape,
+                elem,
+                encoding,
+            } => {
                 f.write_str("tensor<")?;
                 for d in shape {
                     write!(f, "{d}x")?;
                 }
-                write!(f, "{elem}>")
+                write!(f, "{elem}")?;
+                if let Some(l) = encoding {
+                    write!(f, ", {l}")?;
+                }
+                f.write_str(">")
             }
+            Type::MemDesc(m) => m.fmt(f),
+            Type::AsyncToken => f.write_str("!ttg.async.token"),
         }
     }
 }
@@ -574,18 +643,27 @@ mod tests {
         );
         let pt = Type::tensor(&[1024], Elem::Ptr(PtrType::global(DType::F32)));
         assert_eq!(pt.to_string(), "tensor<1024x!tt.ptr<f32>>");
-        let generic = Type::Tensor {
-            shape: vec![Dim::Symbolic("BLOCK".into()), Dim::Unknown],
-            elem: Elem::DType(DType::Var(0)),
-        };
+        let generic = Type::tensor_dims(
+            vec![Dim::Symbolic("BLOCK".into()), Dim::Unknown],
+            Elem::DType(DType::Var(0)),
+        );
         assert_eq!(generic.to_string(), "tensor<BLOCKx?x!dtype<0>>");
-        let quoted = Type::Tensor {
-            shape: vec![Dim::Symbolic("xblock".into())],
-            elem: Elem::DType(DType::F16),
-        };
+        let quoted = Type::tensor_dims(
+            vec![Dim::Symbolic("xblock".into())],
+            Elem::DType(DType::F16),
+        );
         assert_eq!(quoted.to_string(), "tensor<\"xblock\"xf16>");
         assert_eq!(Type::ptr(DType::U8).to_string(), "!tt.ptr<u8>");
         assert_eq!(Type::tensor_of(&[4, 8], DType::I8).numel(), Some(32));
         assert_eq!(Type::I32.numel(), Some(1));
+        let encoded = Type::tensor_of(&[128], DType::F32)
+            .with_encoding(Some(Layout::Blocked(BlockedLayout::default_for(&[128], 4))));
+        assert_eq!(
+            encoded.to_string(),
+            "tensor<128xf32, #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>"
+        );
+        assert_ne!(encoded, Type::tensor_of(&[128], DType::F32));
+        assert_eq!(Type::AsyncToken.to_string(), "!ttg.async.token");
+        assert!(!Type::AsyncToken.is_scalar() && !Type::AsyncToken.is_tensor());
     }
 }

@@ -102,6 +102,7 @@ fn generic_types_round_trip() {
             Dim::Known(4),
         ],
         elem: Elem::Ptr(PtrType::global(DType::Var(2))),
+        encoding: None,
     };
     let f = Function::new("g", vec![t.clone()], vec![t.clone()]);
     let m = Module { functions: vec![f] };

@@ -238,6 +238,7 @@ fn generic_types_are_checked_permissively() {
     let t = Type::Tensor {
         shape: vec![Dim::Symbolic("BLOCK".into())],
         elem: Elem::DType(DType::Var(0)),
+        encoding: None,
     };
     let mut f = kernel(vec![t.clone(), Type::tensor_of(&[128], DType::F32)]);
     let [a, c] = f.args().to_vec()[..] else {

@@ -34,7 +34,7 @@ use tritonc_diagnostics::Span;
 use tritonc_ir::{Function, OpId, OpKind, Type, Value};
 
 use crate::axis::AxisAnalysis;
-use crate::coalesce::{coalesced_layout, vector_width};
+use crate::coalesce::{coalesced_layout_in_warps_of, vector_width};
 use crate::control::{canonical, carried_target, code_ops, has_code_regions};
 use crate::layout::{BlockedLayout, Layout, LayoutError, LinearLayout, WARP_SIZE};
 use crate::propagate::Assigner;
@@ -90,6 +90,8 @@ pub struct AccessPlan {
 pub struct LayoutAssignment {
     /// Warps per CTA the layouts were made for.
     pub num_warps: u32,
+    /// Lanes per warp the layouts were made for.
+    pub warp_size: u32,
     /// Axis facts of every value.
     pub axis: AxisAnalysis,
     layouts: Vec<Option<Layout>>,
@@ -162,11 +164,11 @@ pub(crate) fn is_data_movement(kind: &OpKind) -> bool {
 /// A register tile for the FMA lowering of `tt.dot`: 4×4 elements per thread where the
 /// shape allows, lanes 8×4, warps split so that each thread's rows and columns are few
 /// (every k step reads one element of A per row and one of B per column).
-pub fn dot_layout(shape: &[u64], num_warps: u32) -> BlockedLayout {
+pub fn dot_layout(shape: &[u64], num_warps: u32, warp_size: u32) -> BlockedLayout {
     let (m, n) = (shape[0], shape[1]);
     let spt = [m.min(4) as u32, n.min(4) as u32];
     let tpw1 = (n / u64::from(spt[1])).clamp(1, 4) as u32;
-    let tpw = [WARP_SIZE / tpw1, tpw1];
+    let tpw = [warp_size / tpw1, tpw1];
     let mut wpc = [1u32, 1u32];
     let mut left = num_warps;
     while left > 1 {
@@ -195,15 +197,28 @@ pub fn dot_layout(shape: &[u64], num_warps: u32) -> BlockedLayout {
 /// the layout of the value the loop yields for them: a first assignment finds those
 /// layouts, a second one starts from them, so the loop carries the body's layout and
 /// only the (free) init is rebuilt in it, instead of converting every iteration.
+///
+/// This is the analysis behind the GPU IR's `tritonc-assign-layouts` pass
+/// ([`crate::AssignLayouts`]), which writes its result into the IR; the CPU interpreter
+/// asks it directly for the layouts that decide reduction orders.
 pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignment, TtgirError> {
-    let first = assign_with(func, num_warps, &HashMap::new(), &HashMap::new())?;
+    assign_layouts_in(func, num_warps, WARP_SIZE)
+}
+
+/// [`assign_layouts`] for warps of `warp_size` lanes.
+pub fn assign_layouts_in(
+    func: &Function,
+    num_warps: u32,
+    warp_size: u32,
+) -> Result<LayoutAssignment, TtgirError> {
+    let first = assign_with(func, num_warps, warp_size, &HashMap::new(), &HashMap::new())?;
     let mut presets = carried_presets(func, &first);
     presets.extend(rematerialized_loads(func, &first));
     let stores = stores_in_carried_layout(func, &first, &presets);
     if presets.is_empty() && stores.is_empty() {
         return Ok(first);
     }
-    assign_with(func, num_warps, &presets, &stores)
+    assign_with(func, num_warps, warp_size, &presets, &stores)
 }
 
 /// Whether `v` is a result of a loop (`scf.for`/`scf.while`): a loop-carried value.
@@ -278,7 +293,7 @@ fn stores_in_carried_layout(
 /// needs it; in the tile's slice layout every such thread loads it itself (the repeats
 /// hit L1), and no shared memory, barrier or bank conflict is involved.
 fn rematerialized_loads(func: &Function, a: &LayoutAssignment) -> HashMap<Value, Layout> {
-    let threads = u64::from(a.num_warps) * u64::from(WARP_SIZE);
+    let threads = u64::from(a.num_warps) * u64::from(a.warp_size);
     let mut presets = HashMap::new();
     for op in code_ops(func) {
         if !matches!(func.kind(op), OpKind::Load { .. }) {
@@ -366,6 +381,7 @@ fn carried_presets(func: &Function, a: &LayoutAssignment) -> HashMap<Value, Layo
 fn assign_with(
     func: &Function,
     num_warps: u32,
+    warp_size: u32,
     presets: &HashMap<Value, Layout>,
     store_presets: &HashMap<OpId, Layout>,
 ) -> Result<LayoutAssignment, TtgirError> {
@@ -419,6 +435,7 @@ fn assign_with(
     let mut st = Assigner {
         func,
         num_warps,
+        warp_size,
         layouts: vec![None; func.num_values()],
     };
     let mut accesses = HashMap::new();
@@ -432,7 +449,7 @@ fn assign_with(
         if let OpKind::Dot { .. } = func.kind(op) {
             let r = data.results()[0];
             if let Some(shape) = shape_of(r).filter(|s| s.len() == 2) {
-                let layout = Layout::Blocked(dot_layout(&shape, num_warps));
+                let layout = Layout::Blocked(dot_layout(&shape, num_warps, warp_size));
                 st.set(r, layout.clone());
                 let acc = data.operands()[2];
                 if st.get(acc).is_none() && !has_inherent_layout(func, acc) {
@@ -451,7 +468,7 @@ fn assign_with(
             _ => 8,
         };
         let info = axis.get(ptr);
-        let access = coalesced_layout(&info, &shape, elem_bits, num_warps);
+        let access = coalesced_layout_in_warps_of(&info, &shape, elem_bits, num_warps, warp_size);
         // A load rematerialized in its users' layout (see `rematerialized_loads`; 1-D).
         let preset = data
             .results()
@@ -523,6 +540,7 @@ fn assign_with(
     }
     let mut a = LayoutAssignment {
         num_warps,
+        warp_size,
         axis,
         layouts,
         conversions: HashMap::new(),
@@ -594,6 +612,74 @@ fn assign_with(
 }
 
 impl LayoutAssignment {
+    /// The layouts a GPU-IR function's types carry, read back for lowering: there are no
+    /// conversions (they are `ttg.convert_layout` ops), and the access plan of every load
+    /// and store follows from its pointer's encoding and axis facts.
+    pub fn from_gpu_ir(
+        func: &Function,
+        num_warps: u32,
+        warp_size: u32,
+    ) -> Result<LayoutAssignment, TtgirError> {
+        let axis = AxisAnalysis::run(func);
+        let layouts: Vec<Option<Layout>> = func
+            .values()
+            .map(|v| func.value_type(v).encoding().cloned())
+            .collect();
+        let mut accesses = HashMap::new();
+        for op in code_ops(func) {
+            let data = func.op(op);
+            let mask = match func.kind(op) {
+                OpKind::Load { .. } => data.operands().get(1),
+                OpKind::Store { .. } => data.operands().get(2),
+                _ => continue,
+            };
+            let ptr = data.operands()[0];
+            let ptr_ty = func.value_type(ptr);
+            let Some(shape) = known_shape(ptr_ty) else {
+                continue;
+            };
+            let layout = ptr_ty
+                .encoding()
+                .cloned()
+                .ok_or_else(|| error(func, op, "a block pointer without an encoding".into()))?;
+            let linear = layout
+                .to_linear(&shape)
+                .map_err(|e| error(func, op, e.to_string()))?;
+            let elem_bits = match ptr_ty.elem() {
+                tritonc_ir::Elem::Ptr(p) => p.pointee.bitwidth().unwrap_or(8).max(8),
+                _ => 8,
+            };
+            let fastest = match &layout {
+                Layout::Blocked(b) => b.order.first().copied().unwrap_or(0) as usize,
+                Layout::Slice(_) => 0,
+            };
+            let mask_info = mask.map(|&m| axis.get(m));
+            let vec = vector_width(
+                &axis.get(ptr),
+                mask_info.as_ref(),
+                &linear,
+                fastest,
+                elem_bits,
+            );
+            accesses.insert(
+                op,
+                AccessPlan {
+                    layout,
+                    fastest_dim: fastest,
+                    vector_width: vec,
+                },
+            );
+        }
+        Ok(LayoutAssignment {
+            num_warps,
+            warp_size,
+            axis,
+            layouts,
+            conversions: HashMap::new(),
+            accesses,
+        })
+    }
+
     /// The layout of a block value (`None` for scalars).
     pub fn layout(&self, v: Value) -> Option<&Layout> {
         self.layouts.get(v.index()).and_then(Option::as_ref)

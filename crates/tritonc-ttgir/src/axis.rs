@@ -348,7 +348,7 @@ impl AxisAnalysis {
                 op: CastOp::ExtSI | CastOp::ExtUI | CastOp::TruncI | CastOp::Bitcast,
                 ..
             } => operand(0),
-            OpKind::PtrToInt | OpKind::IntToPtr => operand(0),
+            OpKind::PtrToInt | OpKind::IntToPtr | OpKind::ConvertLayout => operand(0),
             OpKind::Hint(h) => {
                 let mut out = operand(0);
                 if let Some(v) = &h.divisibility {

@@ -48,15 +48,32 @@ pub fn coalesced_layout(
     elem_bits: u32,
     num_warps: u32,
 ) -> MemoryAccess {
+    coalesced_layout_in_warps_of(ptr, shape, elem_bits, num_warps, WARP_SIZE)
+}
+
+/// [`coalesced_layout`] for warps of `warp_size` lanes.
+pub fn coalesced_layout_in_warps_of(
+    ptr: &AxisInfo,
+    shape: &[u64],
+    elem_bits: u32,
+    num_warps: u32,
+    warp_size: u32,
+) -> MemoryAccess {
     let order = order_from_contiguity(&ptr.contiguity);
     let fastest = order[0] as usize;
     let numel: u64 = shape.iter().product();
-    let threads = u64::from(num_warps * WARP_SIZE);
+    let threads = u64::from(num_warps * warp_size);
     let per_thread = max_elements_per_access(ptr, fastest, shape[fastest], elem_bits);
     let per_thread = u64::from(per_thread).min((numel / threads).max(1)) as u32;
     let mut size_per_thread = vec![1u32; shape.len()];
     size_per_thread[fastest] = per_thread;
-    let layout = BlockedLayout::for_shape(shape, size_per_thread, order.clone(), num_warps);
+    let layout = BlockedLayout::for_shape_in_warps_of(
+        shape,
+        size_per_thread,
+        order.clone(),
+        num_warps,
+        warp_size,
+    );
     MemoryAccess {
         order,
         per_thread,

@@ -45,6 +45,7 @@ fn is_index_math(func: &Function, v: Value, depth: u32) -> bool {
 pub(crate) struct Assigner<'f> {
     pub func: &'f Function,
     pub num_warps: u32,
+    pub warp_size: u32,
     pub layouts: Vec<Option<Layout>>,
 }
 
@@ -60,9 +61,10 @@ impl Assigner<'_> {
 
     fn default_layout(&self, v: Value) -> Option<Layout> {
         let shape = known_shape(self.func.value_type(v))?;
-        Some(Layout::Blocked(BlockedLayout::default_for(
+        Some(Layout::Blocked(BlockedLayout::default_in_warps_of(
             &shape,
             self.num_warps,
+            self.warp_size,
         )))
     }
 
@@ -148,8 +150,13 @@ impl Assigner<'_> {
                 let Some(shape) = known_shape(func.value_type(r)) else {
                     continue;
                 };
-                let default =
-                    || Layout::Blocked(BlockedLayout::default_for(&shape, self.num_warps));
+                let default = || {
+                    Layout::Blocked(BlockedLayout::default_in_warps_of(
+                        &shape,
+                        self.num_warps,
+                        self.warp_size,
+                    ))
+                };
                 let layout = match kind {
                     OpKind::Reduce { axis } => match &first_operand_layout {
                         Some(l) => l.slice(*axis),

@@ -50,11 +50,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         self.affine.insert(r, deltas);
     }
 
-    /// The deltas of operand `i` of `op` as the op sees it (no layout conversion).
+    /// The deltas of operand `i` of `op` (a converted operand is a `ttg.convert_layout`
+    /// result, which has none).
     fn affine_operand(&self, op: OpId, i: usize) -> Option<&Vec<i64>> {
-        if self.layouts.conversion(op, i).is_some() {
-            return None;
-        }
         self.affine.get(&self.func.op(op).operands()[i])
     }
 
@@ -68,7 +66,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let def = self.func.defining_op(v)?;
         match self.func.kind(def) {
             OpKind::Constant(ConstValue::Int(i)) => Some(*i as i64),
-            OpKind::Splat => self.int_constant(self.func.op(def).operands()[0]),
+            // A conversion moves the constant without changing it.
+            OpKind::Splat | OpKind::ConvertLayout => {
+                self.int_constant(self.func.op(def).operands()[0])
+            }
             _ => None,
         }
     }
@@ -82,18 +83,13 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 let other = 1 - i;
                 let deltas = self.affine_operand(op, i)?;
                 let o = self.values.get(&data.operands()[other])?;
-                (self.layouts.conversion(op, other).is_none() && Self::uniform(o))
-                    .then(|| deltas.clone())
+                Self::uniform(o).then(|| deltas.clone())
             }),
             OpKind::Binary(BinaryOp::SubI) => {
                 let deltas = self.affine_operand(op, 0);
                 let o = self.values.get(&data.operands()[1]);
                 match (deltas, o) {
-                    (Some(d), Some(o))
-                        if self.layouts.conversion(op, 1).is_none() && Self::uniform(o) =>
-                    {
-                        Some(d.clone())
-                    }
+                    (Some(d), Some(o)) if Self::uniform(o) => Some(d.clone()),
                     _ => None,
                 }
             }

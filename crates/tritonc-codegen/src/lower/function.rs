@@ -297,24 +297,38 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             .map_err(|e| self.error(e.to_string()))
     }
 
-    /// Operand `i` of `op` as the op needs it (converted to its layout if needed).
+    /// Operand `i` of `op` (in the GPU IR, already in the layout the op needs).
     pub fn operand(&mut self, op: OpId, i: usize) -> Result<Lowered<'c, 'a>, LowerError> {
         let v = self.func.op(op).operands()[i];
-        match self.layouts.conversion(op, i).cloned() {
-            None => self
-                .values
-                .get(&v)
-                .cloned()
-                .ok_or_else(|| self.error("operand used before it was lowered")),
-            Some(c) => {
-                if let Some(done) = self.converted.get(&(v, c.to.clone())) {
-                    return Ok(done.clone());
-                }
-                let lowered = self.convert(v, &c.from, &c.to)?;
-                self.converted.insert((v, c.to), lowered.clone());
-                Ok(lowered)
+        self.values
+            .get(&v)
+            .cloned()
+            .ok_or_else(|| self.error("operand used before it was lowered"))
+    }
+
+    /// `ttg.convert_layout`: the operand's registers in the result's encoding. A value
+    /// already rebuilt in that layout (by an earlier conversion that rematerialized it)
+    /// is reused.
+    fn lower_convert_layout(&mut self, op: OpId) -> Result<(), LowerError> {
+        let data = self.func.op(op);
+        let (v, r) = (data.operands()[0], data.results()[0]);
+        let encoding =
+            |x: tritonc_ir::Value| {
+                self.func.value_type(x).encoding().cloned().ok_or_else(|| {
+                    self.error("`ttg.convert_layout` of a value without an encoding")
+                })
+            };
+        let (from, to) = (encoding(v)?, encoding(r)?);
+        let lowered = match self.converted.get(&(v, to.clone())) {
+            Some(done) => done.clone(),
+            None => {
+                let lowered = self.convert(v, &from, &to)?;
+                self.converted.insert((v, to), lowered.clone());
+                lowered
             }
-        }
+        };
+        self.set(op, lowered);
+        Ok(())
     }
 
     /// `v` rebuilt in layout `to`: cheap values are recomputed there
@@ -355,6 +369,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let Some(def) = self.func.defining_op(v) else {
             return Ok(None);
         };
+        // A conversion is only a change of layout: rebuild what it converts (at the same
+        // depth, as if the conversion were not there).
+        if matches!(self.func.kind(def), OpKind::ConvertLayout) {
+            let source = self.func.op(def).operands()[0];
+            return self.rematerialize(source, to, depth);
+        }
         if depth > MAX_DEPTH {
             return Ok(None);
         }
@@ -569,6 +589,17 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 self.mlir(b.barrier())?;
                 Ok(())
             }
+            OpKind::ConvertLayout => self.lower_convert_layout(op),
+            k @ (OpKind::LocalAlloc
+            | OpKind::LocalLoad
+            | OpKind::LocalStore
+            | OpKind::MemDescIndex
+            | OpKind::AsyncCopyGlobalToLocal { .. }
+            | OpKind::AsyncCommitGroup
+            | OpKind::AsyncWait { .. }) => Err(self.error(format!(
+                "`{}` is not lowered by the NVIDIA back end yet",
+                k.name()
+            ))),
             k if k.num_regions() == 0 && result.is_some() => self.lower_elementwise(op),
             k => Err(self.error(format!(
                 "`{}` is not supported by the NVIDIA back end yet",

@@ -1,12 +1,14 @@
 //! Tile IR → per-thread MLIR → PTX.
 //!
-//! [`compile_to_ptx`] assigns layouts ([`tritonc_ttgir::assign_layouts`]), then lowers
-//! every tile op to the code one thread runs: a block value becomes the list of its
+//! [`compile_to_ptx`] lowers the tile IR to the GPU IR ([`tritonc_ttgir::gpu_passes`]:
+//! an encoding on every block, explicit layout conversions), then lowers every op to the
+//! code one thread runs: a block value becomes the list of its
 //! registers in the thread (one SSA value each, in the layout's register order),
 //! elementwise ops apply per register, loads and stores become vector accesses
 //! (predicated inline PTX when masked), reductions follow the
 //! [`tritonc_ttgir::ReductionSchedule`] (in-thread fold, `shfl.sync.bfly`, shared memory
-//! across warps), and layout conversions go through shared memory. Every MLIR op
+//! across warps), and `ttg.convert_layout`s go through shared memory (or rebuild index
+//! math in the new layout). Every MLIR op
 //! carries the Python `file:line:col` of the tile op it came from.
 
 mod affine;
@@ -28,7 +30,7 @@ use std::fmt;
 use melior::ir::Location;
 use tritonc_diagnostics::{SourceMap, Span};
 use tritonc_ir::{DType, Function, Type};
-use tritonc_ttgir::assign_layouts;
+use tritonc_ttgir::{lower_to_gpu_ir, GpuOptions, LayoutAssignment};
 
 use crate::{
     context::codegen_context, error::CodegenError, libdevice::locate_libdevice,
@@ -327,11 +329,16 @@ fn build_module<'c>(
     sources: &SourceMap,
     options: &CompileOptions,
 ) -> Result<BuiltModule<'c>, CompileError> {
-    let layouts = assign_layouts(func, options.num_warps).map_err(|e| CompileError {
+    let gpu_options = GpuOptions::nvidia(options.num_warps);
+    let layout_error = |e: tritonc_ttgir::TtgirError| CompileError {
         stage: CompileStage::Layouts,
         message: e.message,
         span: e.span,
-    })?;
+    };
+    let gpu = lower_to_gpu_ir(func, &gpu_options).map_err(layout_error)?;
+    let func = &gpu;
+    let layouts = LayoutAssignment::from_gpu_ir(func, gpu_options.num_warps, gpu_options.warp_size)
+        .map_err(layout_error)?;
     let mut params = Vec::new();
     let mut abi = Vec::new();
     for (i, &arg) in func.args().iter().enumerate() {

@@ -92,8 +92,9 @@ pub fn compile_source_with(
         ..CompileOptions::default()
     };
     if let Some(dir) = std::env::var_os("TRITONC_DUMP_TTGIR") {
-        if let Ok(a) = tritonc_ttgir::assign_layouts(func, num_warps) {
-            let text = tritonc_ttgir::print_ttgir(func, &a);
+        let gpu_options = tritonc_ttgir::GpuOptions::nvidia(num_warps);
+        if let Ok(gpu) = tritonc_ttgir::lower_to_gpu_ir(func, &gpu_options) {
+            let text = tritonc_ttgir::print_gpu_module(&gpu, &gpu_options);
             let path = std::path::Path::new(&dir).join(format!("{kernel}.{num_warps}.ttgir"));
             std::fs::write(path, text).expect("the dump directory is writable");
         }

@@ -15,6 +15,8 @@ pub(super) type PResult<T> = Result<T, ParseError>;
 pub(super) struct Cursor<'a> {
     pub(super) text: &'a str,
     pub(super) pos: usize,
+    /// Encoding aliases defined at the top of the text (`#blocked = …`).
+    pub(super) aliases: std::collections::HashMap<String, super::encoding::Alias>,
 }
 
 fn is_word_byte(b: u8) -> bool {
@@ -23,7 +25,11 @@ fn is_word_byte(b: u8) -> bool {
 
 impl<'a> Cursor<'a> {
     pub(super) fn new(text: &'a str) -> Self {
-        Cursor { text, pos: 0 }
+        Cursor {
+            text,
+            pos: 0,
+            aliases: std::collections::HashMap::new(),
+        }
     }
 
     pub(super) fn error<T>(&self, message: impl Into<String>) -> PResult<T> {
@@ -48,7 +54,7 @@ impl<'a> Cursor<'a> {
         self.bytes().get(self.pos).copied()
     }
 
-    fn rest(&self) -> &'a str {
+    pub(super) fn rest(&self) -> &'a str {
         self.text.get(self.pos..).unwrap_or("")
     }
 
@@ -305,6 +311,9 @@ impl<'a> Cursor<'a> {
 
     pub(super) fn ty(&mut self) -> PResult<Type> {
         self.skip_ws();
+        if let Some(t) = self.gpu_handle_type()? {
+            return Ok(t);
+        }
         if !self.eat("tensor<") {
             return Ok(Type::scalar_of(self.elem()?));
         }
@@ -359,8 +368,17 @@ impl<'a> Cursor<'a> {
             return self.error("a tensor type needs at least one dimension");
         }
         let elem = self.elem()?;
+        let encoding = if self.eat(",") {
+            Some(Box::new(self.layout()?))
+        } else {
+            None
+        };
         self.expect(">")?;
-        Ok(Type::Tensor { shape, elem })
+        Ok(Type::Tensor {
+            shape,
+            elem,
+            encoding,
+        })
     }
 
     // ----- locations -----

@@ -5,6 +5,7 @@
 //! [`crate::verify_module`] on the result.
 
 mod cursor;
+mod encoding;
 
 use std::collections::HashMap;
 
@@ -52,7 +53,11 @@ impl ParseError {
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
     let mut c = Cursor::new(text);
     let mut module = Module::new();
+    c.alias_definitions()?;
     c.expect("module")?;
+    if c.eat_word("attributes") {
+        module_attributes(&mut c)?;
+    }
     c.expect("{")?;
     while !c.eat("}") {
         module.functions.push(FunctionParser::parse(&mut c)?);
@@ -62,6 +67,27 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
         return c.error("unexpected text after the module");
     }
     Ok(module)
+}
+
+/// `{"ttg.num-warps" = 4 : i32, …}` after `module attributes`: what the GPU IR was made
+/// for, as Triton prints it. Checked for syntax and not kept (the passes' options carry
+/// these values).
+fn module_attributes(c: &mut Cursor<'_>) -> PResult<()> {
+    c.expect("{")?;
+    if c.eat("}") {
+        return Ok(());
+    }
+    loop {
+        c.string()?;
+        c.expect("=")?;
+        c.integer()?;
+        c.expect(":")?;
+        c.dtype()?;
+        if c.eat("}") {
+            return Ok(());
+        }
+        c.expect(",")?;
+    }
 }
 
 struct FunctionParser<'c, 'a> {

@@ -200,6 +200,15 @@ impl Verifier<'_> {
 
 /// Checks a type on its own: ranks, power-of-two dims, the element limit.
 pub(crate) fn check_type(ty: &Type) -> Result<(), String> {
+    if let Type::MemDesc(m) = ty {
+        if m.shape.iter().any(|d| !d.is_power_of_two()) {
+            return Err("shared buffer dims must be powers of two".into());
+        }
+        return m.layout.check(m.buffer_shape());
+    }
+    if let (Some(l), Some(shape)) = (ty.encoding(), ty.known_shape()) {
+        l.to_linear(&shape).map_err(|e| e.to_string())?;
+    }
     if let Type::Tensor { shape, .. } = ty {
         if shape.is_empty() {
             return Err("a block must have rank >= 1".into());

@@ -3,6 +3,7 @@
 use super::{check_type, Verifier};
 use crate::function::{OpId, Value};
 use crate::ops::*;
+use crate::shared_layout::MemDescType;
 use crate::types::{DType, Dim, Elem, Type};
 
 fn dim_compat(a: &Dim, b: &Dim) -> bool {
@@ -31,10 +32,32 @@ fn shape_compat(a: &[Dim], b: &[Dim]) -> bool {
 }
 
 /// Type equality, generic dims and dtype variables matching anything.
+/// Encodings are not compared: the GPU IR's encoding rules are `tritonc-ttgir`'s.
 pub(crate) fn ty_compat(a: &Type, b: &Type) -> bool {
-    a.is_tensor() == b.is_tensor()
-        && shape_compat(a.dims(), b.dims())
-        && elem_compat(a.elem(), b.elem())
+    match (a, b) {
+        (Type::MemDesc(x), Type::MemDesc(y)) => x == y,
+        (Type::AsyncToken, Type::AsyncToken) => true,
+        _ if a.is_gpu_handle() || b.is_gpu_handle() => false,
+        _ => {
+            a.is_tensor() == b.is_tensor()
+                && shape_compat(a.dims(), b.dims())
+                && elem_compat(a.elem(), b.elem())
+        }
+    }
+}
+
+/// Whether block `t` has exactly the (known) shape and the element dtype of buffer `m`.
+fn fills(t: &Type, m: &MemDescType) -> bool {
+    t.is_tensor() && t.known_shape().as_deref() == Some(&m.shape[..]) && t.dtype() == Some(m.elem)
+}
+
+fn memdesc<'t>(t: &'t Type, what: &str) -> Result<&'t MemDescType, String> {
+    t.memdesc()
+        .ok_or_else(|| format!("{what} must be a shared buffer (`!ttg.memdesc`), not {t}"))
+}
+
+fn all_tokens(ts: &[&Type]) -> bool {
+    ts.iter().all(|t| matches!(t, Type::AsyncToken))
 }
 
 fn dtype_is(t: &Type, pred: impl Fn(DType) -> bool) -> bool {
@@ -440,6 +463,87 @@ fn rule(
             ensure(is_bool(ops[0]), || "needs an i1 condition".into())
         }
         Barrier => arity(ops, res, 0, 0),
+        ConvertLayout => {
+            arity(ops, res, 1, 1)?;
+            ensure(ops[0].is_tensor() && ty_compat(ops[0], res[0]), || {
+                "changes only the encoding of a block".into()
+            })
+        }
+        LocalAlloc => {
+            ensure(ops.len() <= 1 && res.len() == 1, || {
+                "takes an optional initial block and returns a buffer".into()
+            })?;
+            let m = memdesc(res[0], "the result")?;
+            match ops.first() {
+                Some(init) => {
+                    ensure(fills(init, m), || format!("cannot fill {m} from {init}"))?;
+                    ensure(!m.mutable, || {
+                        "a buffer filled at allocation is immutable".into()
+                    })
+                }
+                None => ensure(m.mutable, || "an empty buffer must be mutable".into()),
+            }
+        }
+        LocalLoad => {
+            ensure((1..=2).contains(&ops.len()) && res.len() == 1, || {
+                "takes a buffer and an optional token".into()
+            })?;
+            let m = memdesc(ops[0], "the operand")?;
+            ensure(all_tokens(&ops[1..]), || {
+                "the second operand must be a token".into()
+            })?;
+            ensure(fills(res[0], m), || {
+                format!("cannot load {} from {m}", res[0])
+            })
+        }
+        LocalStore => {
+            arity(ops, res, 2, 0)?;
+            let m = memdesc(ops[1], "the second operand")?;
+            ensure(m.mutable, || format!("stores into an immutable {m}"))?;
+            ensure(fills(ops[0], m), || {
+                format!("cannot store {} into {m}", ops[0])
+            })
+        }
+        MemDescIndex => {
+            arity(ops, res, 2, 1)?;
+            let (m, r) = (
+                memdesc(ops[0], "the operand")?,
+                memdesc(res[0], "the result")?,
+            );
+            ensure(is_int(ops[1]) && ops[1].is_scalar(), || {
+                "the index must be an integer scalar".into()
+            })?;
+            ensure(
+                m.shape.len() > m.layout.rank()
+                    && r.shape == m.shape[1..]
+                    && r.elem == m.elem
+                    && r.layout == m.layout
+                    && r.mutable == m.mutable,
+                || format!("buffer of {m} must be {r} minus its leading buffer dim"),
+            )
+        }
+        AsyncCopyGlobalToLocal { .. } => {
+            ensure((2..=4).contains(&ops.len()) && res.len() == 1, || {
+                "takes ptrs, buffer[, mask[, other]] and returns a token".into()
+            })?;
+            let want = pointee_type(ops[0]).ok_or("copies through pointers")?;
+            let m = memdesc(ops[1], "the second operand")?;
+            ensure(m.mutable, || format!("copies into an immutable {m}"))?;
+            ensure(fills(&want, m), || format!("cannot copy {want} into {m}"))?;
+            check_mask(ops.get(2).copied(), ops[0])?;
+            if let Some(other) = ops.get(3) {
+                ensure(ty_compat(other, &want), || format!("other must be {want}"))?;
+            }
+            ensure(matches!(res[0], Type::AsyncToken), || {
+                "returns a token".into()
+            })
+        }
+        AsyncCommitGroup | AsyncWait { .. } => {
+            ensure(res.len() == 1 && matches!(res[0], Type::AsyncToken), || {
+                "returns a token".into()
+            })?;
+            ensure(all_tokens(ops), || "takes tokens".into())
+        }
         For => check_for(v, op, ops, res),
         If => check_if(v, op, ops, res),
         While => check_while(v, op, ops, res),

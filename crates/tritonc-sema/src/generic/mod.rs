@@ -188,6 +188,7 @@ pub(crate) fn arange(
     let ty = Type::Tensor {
         shape: vec![dim],
         elem: tritonc_ir::Elem::DType(DType::I32),
+        encoding: None,
     };
     Some(placeholder(cx, &format!("arange({s}, {e})"), ty, span))
 }

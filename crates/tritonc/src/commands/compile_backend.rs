@@ -100,7 +100,7 @@ fn lower(
     }
 }
 
-/// `--emit ttgir`: the tile IR with the layouts the back end assigns.
+/// `--emit ttgir`: the GPU IR the back end lowers (encodings, explicit conversions).
 pub fn emit_ttgir(
     kernel: &LoadedKernel,
     bound: Option<&BoundKernel>,
@@ -110,20 +110,20 @@ pub fn emit_ttgir(
     let mut outputs = Vec::new();
     for v in variants(kernel, bound, request)? {
         let func = lower(kernel, &v.spec, warnings)?;
-        let layouts =
-            tritonc_ttgir::assign_layouts(&func, v.spec.options.num_warps).map_err(|e| {
-                let mut d = Diagnostic::error(
-                    codes::BACKEND_UNSUPPORTED,
-                    format!("layout assignment failed: {}", e.message),
-                );
-                if let Some(span) = e.span {
-                    d = d.with_primary(span, "here");
-                }
-                StageError::Diagnostics(vec![d])
-            })?;
+        let options = tritonc_ttgir::GpuOptions::nvidia(v.spec.options.num_warps);
+        let gpu = tritonc_ttgir::lower_to_gpu_ir(&func, &options).map_err(|e| {
+            let mut d = Diagnostic::error(
+                codes::BACKEND_UNSUPPORTED,
+                format!("layout assignment failed: {}", e.message),
+            );
+            if let Some(span) = e.span {
+                d = d.with_primary(span, "here");
+            }
+            StageError::Diagnostics(vec![d])
+        })?;
         outputs.push(StageOutput {
             variant: v.label,
-            text: tritonc_ttgir::print_ttgir(&func, &layouts),
+            text: tritonc_ttgir::print_gpu_module(&gpu, &options),
         });
     }
     Ok(outputs)

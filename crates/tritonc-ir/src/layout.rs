@@ -1,4 +1,5 @@
-//! Distributed layouts: which thread of a CTA holds which element of a block.
+//! Distributed layouts: which thread of a CTA holds which element of a block. They are
+//! the encodings of the GPU IR's tensor types (`tensor<128xf32, #ttg.blocked<…>>`).
 //!
 //! A [`Layout`] is either a [`BlockedLayout`] (Triton's `#ttg.blocked`) or a
 //! [`SliceLayout`] (`#ttg.slice`, the layout of a reduction result). For a concrete
@@ -18,8 +19,38 @@
 
 use std::fmt;
 
-/// Threads per warp on every NVIDIA GPU tritonc targets.
+/// Threads per warp on every NVIDIA GPU tritonc targets (AMD's CDNA GPUs have 64: a
+/// layout's own warp size is the product of its `threads_per_warp`).
 pub const WARP_SIZE: u32 = 32;
+
+/// The named input dimensions of a linear layout (Triton's `register`, `lane`, `warp`,
+/// `block`); memory layouts have one, `offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum InDim {
+    /// A register of one thread.
+    Register,
+    /// A lane of a warp (32 on NVIDIA, 64 on AMD's wave64).
+    Lane,
+    /// A warp of a CTA.
+    Warp,
+    /// A CTA of a cluster (always one CTA today: no bases).
+    Block,
+    /// An element offset in a shared-memory buffer.
+    Offset,
+}
+
+impl InDim {
+    /// The name Triton's linear layouts use.
+    pub fn name(self) -> &'static str {
+        match self {
+            InDim::Register => "register",
+            InDim::Lane => "lane",
+            InDim::Warp => "warp",
+            InDim::Block => "block",
+            InDim::Offset => "offset",
+        }
+    }
+}
 
 /// Triton's `#ttg.blocked` layout: each thread holds `size_per_thread` contiguous
 /// elements per dim; lanes, then warps, tile the block; `order` lists dims fastest first.
@@ -104,11 +135,22 @@ impl BlockedLayout {
         order: Vec<u32>,
         num_warps: u32,
     ) -> Self {
+        Self::for_shape_in_warps_of(shape, size_per_thread, order, num_warps, WARP_SIZE)
+    }
+
+    /// [`Self::for_shape`] for warps of `warp_size` lanes (64 on AMD's wave64 targets).
+    pub fn for_shape_in_warps_of(
+        shape: &[u64],
+        size_per_thread: Vec<u32>,
+        order: Vec<u32>,
+        num_warps: u32,
+        warp_size: u32,
+    ) -> Self {
         let rank = shape.len();
         let mut threads_per_warp = vec![1u32; rank];
         let mut warps_per_cta = vec![1u32; rank];
-        let mut remaining_lanes = WARP_SIZE;
-        let mut remaining_threads = num_warps * WARP_SIZE;
+        let mut remaining_lanes = warp_size;
+        let mut remaining_threads = num_warps * warp_size;
         let mut remaining_warps = num_warps;
         let mut prev_lanes = 1;
         let mut prev_warps = 1;
@@ -126,7 +168,7 @@ impl BlockedLayout {
         }
         if rank > 0 {
             let last = order[rank - 1] as usize;
-            threads_per_warp[last] = WARP_SIZE / prev_lanes;
+            threads_per_warp[last] = warp_size / prev_lanes;
             warps_per_cta[last] = (num_warps / prev_warps).max(1);
         }
         BlockedLayout {
@@ -137,12 +179,22 @@ impl BlockedLayout {
         }
     }
 
+    /// Threads per warp this layout is made for (the product of `threads_per_warp`).
+    pub fn warp_size(&self) -> u32 {
+        self.threads_per_warp.iter().product()
+    }
+
     /// Triton's default layout (`convert_to_ttgpuir`): one element per thread, the last
     /// dim fastest.
     pub fn default_for(shape: &[u64], num_warps: u32) -> Self {
+        Self::default_in_warps_of(shape, num_warps, WARP_SIZE)
+    }
+
+    /// [`Self::default_for`] for warps of `warp_size` lanes.
+    pub fn default_in_warps_of(shape: &[u64], num_warps: u32, warp_size: u32) -> Self {
         let rank = shape.len();
         let order = (0..rank as u32).rev().collect();
-        Self::for_shape(shape, vec![1; rank], order, num_warps)
+        Self::for_shape_in_warps_of(shape, vec![1; rank], order, num_warps, warp_size)
     }
 
     /// The rank.
@@ -171,9 +223,9 @@ impl BlockedLayout {
         if all.clone().any(|&x| x == 0 || !x.is_power_of_two()) {
             return Err(LayoutError::Malformed("sizes must be powers of two".into()));
         }
-        if self.threads_per_warp.iter().product::<u32>() != WARP_SIZE {
+        if !matches!(self.warp_size(), 32 | 64) {
             return Err(LayoutError::Malformed(
-                "threads_per_warp must multiply to 32".into(),
+                "threads_per_warp must multiply to a warp size (32 or 64)".into(),
             ));
         }
         let mut seen = self.order.clone();
@@ -373,6 +425,17 @@ fn xor_bases(out: &mut [u64], bases: &[Vec<u64>], bits: u32) {
 }
 
 impl LinearLayout {
+    /// The bases of one input dimension (none for `block`: one CTA; none for `offset`:
+    /// a distributed layout has no memory dimension).
+    pub fn bases(&self, dim: InDim) -> &[Vec<u64>] {
+        match dim {
+            InDim::Register => &self.registers,
+            InDim::Lane => &self.lanes,
+            InDim::Warp => &self.warps,
+            InDim::Block | InDim::Offset => &[],
+        }
+    }
+
     /// Registers each thread holds.
     pub fn num_registers(&self) -> u32 {
         1 << self.registers.len()

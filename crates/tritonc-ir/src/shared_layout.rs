@@ -1,0 +1,252 @@
+//! Shared-memory encodings: where each element of a block lives in a shared buffer.
+//!
+//! [`SharedLayout`] is Triton's `#ttg.swizzled_shared<{vec, perPhase, maxPhase, order}>`:
+//! elements are stored with `order[0]` fastest; rows (the next dim in `order`) are cut
+//! into chunks of `vec` elements, and the chunk index of row `r` is XORed with the row's
+//! phase `(r / per_phase) % max_phase`. With `vec = per_phase = max_phase = 1` it is the
+//! plain row-major (in `order`) buffer. One object answers both questions every consumer
+//! asks: the element offset of a coordinate ([`SharedLayout::offset`], for stores,
+//! `cp.async` destinations and loads) and, through the same swizzle, the rows an
+//! `ldmatrix` or MMA descriptor reads.
+//!
+//! [`MemDescType`] is the type of a shared buffer (`!ttg.memdesc<…>`): element type,
+//! shape (a leading buffer dimension when multi-buffered), the layout and mutability.
+
+use std::fmt;
+
+use crate::types::DType;
+
+/// Triton's `#ttg.swizzled_shared`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SharedLayout {
+    /// Elements per swizzled chunk.
+    pub vec: u32,
+    /// Rows that share one phase.
+    pub per_phase: u32,
+    /// Distinct phases (the XOR pattern repeats after `max_phase` phases).
+    pub max_phase: u32,
+    /// Dims from fastest-varying to slowest.
+    pub order: Vec<u32>,
+}
+
+impl SharedLayout {
+    /// The unswizzled layout: row-major in `order`.
+    pub fn unswizzled(order: Vec<u32>) -> Self {
+        SharedLayout {
+            vec: 1,
+            per_phase: 1,
+            max_phase: 1,
+            order,
+        }
+    }
+
+    /// Row-major with the last dim fastest, unswizzled (the conversion scratch layout).
+    pub fn row_major(rank: usize) -> Self {
+        Self::unswizzled((0..rank as u32).rev().collect())
+    }
+
+    /// The rank of the blocks it stores.
+    pub fn rank(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Whether the parameters are well formed for a block of `shape`: powers of two, a
+    /// permutation `order`, and (for a swizzle) chunks that fit a row.
+    pub fn check(&self, shape: &[u64]) -> Result<(), String> {
+        if shape.len() != self.rank() {
+            return Err(format!(
+                "a rank-{} shared layout cannot hold a rank-{} block",
+                self.rank(),
+                shape.len()
+            ));
+        }
+        for (what, x) in [
+            ("vec", self.vec),
+            ("perPhase", self.per_phase),
+            ("maxPhase", self.max_phase),
+        ] {
+            if x == 0 || !x.is_power_of_two() {
+                return Err(format!("{what} = {x} is not a power of two"));
+            }
+        }
+        let mut seen = self.order.clone();
+        seen.sort_unstable();
+        if seen != (0..self.rank() as u32).collect::<Vec<_>>() {
+            return Err("order must be a permutation of the dims".into());
+        }
+        let swizzled = self.max_phase > 1;
+        if swizzled && self.rank() < 2 {
+            return Err("a swizzle needs rows: rank >= 2".into());
+        }
+        if swizzled {
+            let row = shape[self.order[0] as usize];
+            if u64::from(self.vec) * u64::from(self.max_phase) > row {
+                return Err(format!(
+                    "{} chunks of {} elements do not fit a row of {row}",
+                    self.max_phase, self.vec
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The element offset of `coords` in a buffer of `shape` (which [`Self::check`]
+    /// accepted): dims in `order`, the fastest one's chunk XORed with the row's phase.
+    pub fn offset(&self, coords: &[u64], shape: &[u64]) -> u64 {
+        let rank = self.rank();
+        if rank == 0 {
+            return 0;
+        }
+        let fast = self.order[0] as usize;
+        let mut col = coords[fast];
+        if rank >= 2 && self.max_phase > 1 {
+            let row = coords[self.order[1] as usize];
+            let phase = (row / u64::from(self.per_phase)) % u64::from(self.max_phase);
+            let vec = u64::from(self.vec);
+            col = ((col / vec) ^ phase) * vec + col % vec;
+        }
+        let mut offset = col;
+        let mut stride = shape[fast];
+        for &d in &self.order[1..] {
+            offset += coords[d as usize] * stride;
+            stride *= shape[d as usize];
+        }
+        offset
+    }
+}
+
+impl fmt::Display for SharedLayout {
+    /// `#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let order = self
+            .order
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        write!(
+            f,
+            "#ttg.swizzled_shared<{{vec = {}, perPhase = {}, maxPhase = {}, order = [{order}]}}>",
+            self.vec, self.per_phase, self.max_phase
+        )
+    }
+}
+
+/// The type of a shared-memory buffer: `!ttg.memdesc<3x64x64xf16, #ttg.swizzled_shared<…>,
+/// mutable>`. A multi-buffered allocation has a leading buffer dim; the layout describes
+/// the trailing `layout.rank()` dims (one buffer).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MemDescType {
+    /// The extents, the buffer dim (if any) first.
+    pub shape: Vec<u64>,
+    /// The element dtype.
+    pub elem: DType,
+    /// How one buffer's elements are placed.
+    pub layout: SharedLayout,
+    /// Whether the buffer may be written after its allocation.
+    pub mutable: bool,
+}
+
+impl MemDescType {
+    /// Buffers stacked along the leading dim (1 when there is no buffer dim).
+    pub fn num_buffers(&self) -> u64 {
+        let extra = self.shape.len().saturating_sub(self.layout.rank());
+        self.shape[..extra].iter().product()
+    }
+
+    /// The shape of one buffer (the trailing dims the layout covers).
+    pub fn buffer_shape(&self) -> &[u64] {
+        let extra = self.shape.len().saturating_sub(self.layout.rank());
+        &self.shape[extra..]
+    }
+
+    /// Bytes of the whole allocation, if the element has a size.
+    pub fn bytes(&self) -> Option<u64> {
+        let elems: u64 = self.shape.iter().product();
+        Some(elems * u64::from(self.elem.size_bytes()?))
+    }
+}
+
+impl fmt::Display for MemDescType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("!ttg.memdesc<")?;
+        for d in &self.shape {
+            write!(f, "{d}x")?;
+        }
+        write!(f, "{}, {}", self.elem, self.layout)?;
+        if self.mutable {
+            f.write_str(", mutable")?;
+        }
+        f.write_str(">")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unswizzled_is_row_major_in_order() {
+        let l = SharedLayout::row_major(2);
+        assert_eq!(l.offset(&[0, 0], &[4, 8]), 0);
+        assert_eq!(l.offset(&[0, 7], &[4, 8]), 7);
+        assert_eq!(l.offset(&[3, 1], &[4, 8]), 25);
+        let col_major = SharedLayout::unswizzled(vec![0, 1]);
+        assert_eq!(col_major.offset(&[3, 1], &[4, 8]), 7);
+    }
+
+    #[test]
+    fn swizzle_xors_chunks_by_phase_and_is_a_bijection() {
+        // 64 fp16 columns: 8 chunks of 8 elements, phase = row % 8 (Triton's choice
+        // for a 128-byte row read by ldmatrix).
+        let l = SharedLayout {
+            vec: 8,
+            per_phase: 1,
+            max_phase: 8,
+            order: vec![1, 0],
+        };
+        let shape = [16u64, 64];
+        l.check(&shape).unwrap();
+        // Row 0 is unswizzled; row 3's chunk 0 lands in chunk 3.
+        assert_eq!(l.offset(&[0, 9], &shape), 9);
+        assert_eq!(l.offset(&[3, 0], &shape), 3 * 64 + 24);
+        assert_eq!(l.offset(&[3, 25], &shape), 3 * 64 + 1);
+        let mut seen = std::collections::HashSet::new();
+        for r in 0..16 {
+            for c in 0..64 {
+                assert!(seen.insert(l.offset(&[r, c], &shape)));
+            }
+        }
+        assert_eq!(seen.len(), 16 * 64);
+        assert!(seen.iter().all(|&o| o < 16 * 64));
+    }
+
+    #[test]
+    fn check_rejects_chunks_wider_than_a_row() {
+        let l = SharedLayout {
+            vec: 8,
+            per_phase: 1,
+            max_phase: 8,
+            order: vec![1, 0],
+        };
+        assert!(l.check(&[16, 32]).unwrap_err().contains("do not fit"));
+        assert!(l.check(&[16]).unwrap_err().contains("rank-2"));
+    }
+
+    #[test]
+    fn memdesc_prints_and_counts_buffers() {
+        let t = MemDescType {
+            shape: vec![3, 64, 64],
+            elem: DType::F16,
+            layout: SharedLayout::row_major(2),
+            mutable: true,
+        };
+        assert_eq!(
+            t.to_string(),
+            "!ttg.memdesc<3x64x64xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, mutable>"
+        );
+        assert_eq!(t.num_buffers(), 3);
+        assert_eq!(t.buffer_shape(), &[64, 64]);
+        assert_eq!(t.bytes(), Some(3 * 64 * 64 * 2));
+    }
+}

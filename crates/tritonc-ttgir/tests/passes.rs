@@ -1,0 +1,180 @@
+//! The GPU passes and the encoding verifier, tested from IR text.
+
+use tritonc_ir::{parse_module, Function, OpKind};
+use tritonc_ttgir::*;
+
+const B4: &str =
+    "#ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>";
+const B8: &str =
+    "#ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>";
+
+fn nvidia4() -> GpuOptions {
+    GpuOptions::nvidia(4)
+}
+
+/// A GPU-IR function of a pointer block `%arg0` (4 per thread) and a value block `%arg1`
+/// (8 per thread) with `body`.
+fn kernel(body: &str) -> String {
+    format!(
+        "#b4 = {B4}\n#b8 = {B8}\nmodule {{\n  tt.func public @k(%arg0: tensor<1024x!tt.ptr<f32>, #b4>, %arg1: tensor<1024xf32, #b8>) {{\n{body}    tt.return\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn fold_conversions_removes_moves_of_nothing_and_chains() {
+    let text = kernel(
+        "    %0 = ttg.convert_layout %arg1 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b8>
+    %1 = ttg.convert_layout %0 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+    %2 = ttg.convert_layout %1 : tensor<1024xf32, #b4> -> tensor<1024xf32, #b8>
+    %3 = ttg.convert_layout %2 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+    %4 = ttg.convert_layout %arg1 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+    tt.store %arg0, %3 : tensor<1024x!tt.ptr<f32>, #b4>, tensor<1024xf32, #b4>
+",
+    );
+    let mut m = parse_module(&text).unwrap();
+    let f = &mut m.functions[0];
+    verify_encodings(f).unwrap();
+    FoldConversions.run(f, &nvidia4()).unwrap();
+    // One conversion is left: %arg1 straight to the store's layout (a chain of four
+    // became one move; the same-layout one and the unused one are gone).
+    let expected = format!(
+        "#blocked = {B4}\n#blocked1 = {B8}\nmodule {{\n  tt.func public @k(%arg0: tensor<1024x!tt.ptr<f32>, #blocked>, %arg1: tensor<1024xf32, #blocked1>) {{\n    %0 = ttg.convert_layout %arg1 : tensor<1024xf32, #blocked1> -> tensor<1024xf32, #blocked>\n    tt.store %arg0, %0 : tensor<1024x!tt.ptr<f32>, #blocked>, tensor<1024xf32, #blocked>\n    tt.return\n  }}\n}}\n"
+    );
+    assert_eq!(m.to_string(), expected);
+}
+
+#[test]
+fn the_encoding_verifier_names_the_broken_rule() {
+    // An elementwise op on operands in two layouts.
+    let mixed = kernel(
+        "    %0 = ttg.convert_layout %arg1 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+    %1 = arith.addf %0, %arg1 : tensor<1024xf32, #b4>, tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+    tt.store %arg0, %1 : tensor<1024x!tt.ptr<f32>, #b4>, tensor<1024xf32, #b4>
+",
+    );
+    let m = parse_module(&mixed).unwrap();
+    let e = verify_encodings(&m.functions[0]).unwrap_err();
+    assert!(e.message.contains("`arith.addf`"), "{}", e.message);
+    assert!(
+        e.message.contains("operand 1") && e.message.contains("elementwise"),
+        "{}",
+        e.message
+    );
+    // A store whose value is not in the access layout.
+    let store = kernel(
+        "    tt.store %arg0, %arg1 : tensor<1024x!tt.ptr<f32>, #b4>, tensor<1024xf32, #b8>\n",
+    );
+    let m = parse_module(&store).unwrap();
+    let e = verify_encodings(&m.functions[0]).unwrap_err();
+    assert!(e.message.contains("the access"), "{}", e.message);
+    // A tile-IR block (no encoding) in a GPU-IR function.
+    let bare = "module {\n  tt.func public @k(%arg0: tensor<64xf32>) {\n    tt.return\n  }\n}\n";
+    let m = parse_module(bare).unwrap();
+    let e = verify_encodings(&m.functions[0]);
+    // Arguments are not code values: only values of ops and blocks are checked.
+    assert!(e.is_ok());
+    let op = "module {\n  tt.func public @k(%arg0: tensor<64xf32>) {\n    %0 = math.exp %arg0 : tensor<64xf32>\n    tt.return\n  }\n}\n";
+    let m = parse_module(op).unwrap();
+    let e = verify_encodings(&m.functions[0]).unwrap_err();
+    assert!(e.message.contains("has no encoding"), "{}", e.message);
+}
+
+/// The tile IR of `y = x.to(f16)` from an fp32 load to an fp16 store: the load
+/// vectorizes by 4, the store by 8, so the value must change layout.
+const DOWNCAST: &str = "module {
+  tt.func public @downcast(%arg0: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %arg1: !tt.ptr<f16> {tt.divisibility = 16 : i32}) {
+    %0 = tt.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+    %1 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>
+    %2 = tt.addptr %1, %0 : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32> -> tensor<1024x!tt.ptr<f32>>
+    %3 = tt.load %2 : tensor<1024x!tt.ptr<f32>> -> tensor<1024xf32>
+    %4 = arith.truncf %3 : tensor<1024xf32> -> tensor<1024xf16>
+    %5 = tt.splat %arg1 : !tt.ptr<f16> -> tensor<1024x!tt.ptr<f16>>
+    %6 = tt.addptr %5, %0 : tensor<1024x!tt.ptr<f16>>, tensor<1024xi32> -> tensor<1024x!tt.ptr<f16>>
+    tt.store %6, %4 : tensor<1024x!tt.ptr<f16>>, tensor<1024xf16>
+    tt.return
+  }
+}
+";
+
+fn ops_named(f: &Function, name: &str) -> Vec<tritonc_ir::OpId> {
+    f.walk()
+        .into_iter()
+        .filter(|&op| f.kind(op).name() == name)
+        .collect()
+}
+
+#[test]
+fn assign_layouts_makes_every_layout_change_an_op() {
+    let m = parse_module(DOWNCAST).unwrap();
+    let tile = &m.functions[0];
+    let analysis = assign_layouts(tile, 4).unwrap();
+    let gpu = lower_to_gpu_ir(tile, &nvidia4()).unwrap();
+    verify_encodings(&gpu).unwrap();
+    // As many conversions as the analysis found, each right before its user, reading
+    // the analysed value and producing the layout the user needs.
+    let converts = ops_named(&gpu, "ttg.convert_layout");
+    assert_eq!(converts.len(), analysis.conversions().count());
+    assert_eq!(converts.len(), 2);
+    for c in analysis.conversions() {
+        let operand = gpu.op(c.op).operands()[c.operand];
+        let def = gpu.defining_op(operand).unwrap();
+        assert!(matches!(gpu.kind(def), OpKind::ConvertLayout));
+        assert_eq!(gpu.op(def).operands()[0], c.value);
+        assert_eq!(gpu.value_type(operand).encoding(), Some(&c.to));
+        assert_eq!(gpu.value_type(c.value).encoding(), Some(&c.from));
+        let at = gpu.position_in_block(c.op).unwrap();
+        assert_eq!(gpu.position_in_block(def), Some(at - 1));
+    }
+    // The load is in fp32's 4-wide layout, the store in fp16's 8-wide one.
+    let spt = |op| match gpu.value_type(gpu.op(op).operands()[0]).encoding() {
+        Some(Layout::Blocked(b)) => b.size_per_thread.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(spt(ops_named(&gpu, "tt.load")[0]), [4]);
+    assert_eq!(spt(ops_named(&gpu, "tt.store")[0]), [8]);
+    // Every block value now has an encoding; the tile IR is untouched.
+    assert!(tile.walk().into_iter().all(|op| tile
+        .op(op)
+        .results()
+        .iter()
+        .all(|&r| tile.value_type(r).encoding().is_none())));
+    // The printout parses back to the same IR.
+    let text = print_gpu_module(&gpu, &nvidia4());
+    let again = parse_module(&text).unwrap();
+    verify_encodings(&again.functions[0]).unwrap();
+    let plain = text.replace(
+        "module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 32 : i32} {",
+        "module {",
+    );
+    assert_eq!(again.to_string(), plain);
+}
+
+#[test]
+fn the_pass_list_is_named_and_in_order() {
+    assert_eq!(
+        gpu_passes().names(),
+        ["tritonc-assign-layouts", "tritonc-fold-conversions"]
+    );
+}
+
+#[test]
+fn wave64_layouts_use_64_lanes() {
+    let m = parse_module(DOWNCAST).unwrap();
+    let options = GpuOptions {
+        num_warps: 4,
+        warp_size: 64,
+    };
+    let gpu = lower_to_gpu_ir(&m.functions[0], &options).unwrap();
+    let load = ops_named(&gpu, "tt.load")[0];
+    let Some(Layout::Blocked(b)) = gpu.value_type(gpu.op(load).results()[0]).encoding() else {
+        panic!("a blocked load")
+    };
+    // 1024 fp32 over 4 x 64 threads: 4 per thread, 64 lanes along the only dim.
+    assert_eq!(b.threads_per_warp, [64]);
+    assert_eq!(b.size_per_thread, [4]);
+    assert_eq!(b.warp_size(), 64);
+    let text = print_gpu_module(&gpu, &options);
+    assert!(text.contains(
+        "module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 64 : i32} {"
+    ));
+}
