@@ -6,17 +6,18 @@
 //! other factor as junk: whole rows of data-derived values that matter only to a reduction
 //! along the rows.
 
-use tritonc_ir::{BinaryOp, CastOp, Function, MathOp, OpId, OpKind, Value};
+use tritonc_ir::{BinaryOp, ConstValue, Function, MathOp, OpId, OpKind, Value};
 
-use super::{constant_of, implies_mask, same_value, Facts, Lattice, Transfer};
+use super::num;
+use super::{constant_value, implies_mask, same_value, Facts, Lattice, Transfer};
 
 /// What masked-off lanes hold.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Fill {
     /// Nothing defined: a masked load without `other`.
     Undefined,
-    /// Exactly this value (`-inf`, `0.0`, `exp(0) = 1`).
-    Const(f64),
+    /// Exactly this value (`-inf`, `0.0`, `exp(0) = 1`, the int64 `-(2**63)`).
+    Const(ConstValue),
     /// Some value other than a known constant, that went through `exp`: positive.
     Positive,
     /// Some finite value that depends on other data (`0 - mean`).
@@ -33,7 +34,7 @@ impl Fill {
         use Fill::*;
         match (self, o) {
             (Undefined, _) | (_, Undefined) => Undefined,
-            (Const(a), Const(b)) if a == b || (a.is_nan() && b.is_nan()) => Const(a),
+            (Const(a), Const(b)) if num::eq(a, b) || (num::is_nan(a) && num::is_nan(b)) => Const(a),
             (Positive, Positive) => Positive,
             _ => Unknown,
         }
@@ -102,61 +103,35 @@ fn undefined_first<'a>(a: &'a MaskedLanes, b: &'a MaskedLanes) -> &'a MaskedLane
 /// The masked-lane analysis.
 pub struct LanesAnalysis;
 
-fn apply_math(m: MathOp, x: f64) -> f64 {
-    match m {
-        MathOp::Exp => x.exp(),
-        MathOp::Exp2 => x.exp2(),
-        MathOp::Log => x.ln(),
-        MathOp::Log2 => x.log2(),
-        MathOp::Sin => x.sin(),
-        MathOp::Cos => x.cos(),
-        MathOp::Sqrt => x.sqrt(),
-        MathOp::Rsqrt => 1.0 / x.sqrt(),
-        MathOp::Floor => x.floor(),
-        MathOp::Ceil => x.ceil(),
-        MathOp::AbsF | MathOp::AbsI => x.abs(),
-        MathOp::Erf => {
-            // Only the fills that matter: erf(0) = 0, erf(±inf) = ±1.
-            if x == 0.0 {
-                0.0
-            } else if x.is_infinite() {
-                x.signum()
-            } else {
-                f64::NAN
-            }
-        }
-    }
-}
-
-fn apply_binary(b: BinaryOp, x: f64, y: f64) -> Option<f64> {
-    use BinaryOp::*;
-    Some(match b {
-        AddF | AddI => x + y,
-        SubF | SubI => x - y,
-        MulF | MulI => x * y,
-        DivF => x / y,
-        MaxNumF | MaximumF | MaxSI | MaxUI => x.max(y),
-        MinNumF | MinimumF | MinSI | MinUI => x.min(y),
-        _ => return None,
-    })
+fn is_zero(fill: Fill) -> bool {
+    matches!(fill, Fill::Const(c) if num::is(c, 0.0))
 }
 
 /// The fill after `b` combines a fill with data `y` (the other operand, known only if a
 /// splat constant) — `masked_lhs` says on which side the fill is.
-fn combine_with_data(b: BinaryOp, fill: Fill, y: Option<f64>, masked_lhs: bool) -> Fill {
+fn combine_with_data(b: BinaryOp, fill: Fill, y: Option<ConstValue>, masked_lhs: bool) -> Fill {
     use BinaryOp::*;
     match (fill, y) {
         (Fill::Undefined, _) => Fill::Undefined,
         (Fill::Const(c), Some(y)) => {
             let (l, r) = if masked_lhs { (c, y) } else { (y, c) };
-            apply_binary(b, l, r).map_or(Fill::Unknown, Fill::Const)
+            num::binary(b, l, r).map_or(Fill::Unknown, Fill::Const)
         }
         // ±inf plus or minus finite data stays ±inf.
-        (Fill::Const(c), None) if c.is_infinite() && matches!(b, AddF | SubF) => {
-            Fill::Const(if masked_lhs || b == AddF { c } else { -c })
+        (Fill::Const(c), None) if num::as_f64(c).is_infinite() && matches!(b, AddF | SubF) => {
+            let c = num::as_f64(c);
+            Fill::Const(ConstValue::Float(if masked_lhs || b == AddF {
+                c
+            } else {
+                -c
+            }))
         }
-        // 0 times finite data is 0.
-        (Fill::Const(c), None) if c == 0.0 && matches!(b, MulF | MulI) => Fill::Const(0.0),
+        // 0 times finite data is 0, and so is 0 divided by it (a scale, a count).
+        (Fill::Const(c), None)
+            if num::is(c, 0.0) && (matches!(b, MulF | MulI) || (b == DivF && masked_lhs)) =>
+        {
+            Fill::Const(c)
+        }
         _ => Fill::Unknown,
     }
 }
@@ -167,11 +142,11 @@ fn is_identity(b: BinaryOp, fill: Fill, masked_lhs: bool) -> bool {
     use BinaryOp::*;
     let Fill::Const(c) = fill else { return false };
     match b {
-        AddF | AddI => c == 0.0,
-        SubF | SubI => c == 0.0 && !masked_lhs,
-        MulF | MulI => c == 1.0,
-        MaxNumF | MaximumF => c == f64::NEG_INFINITY,
-        MinNumF | MinimumF => c == f64::INFINITY,
+        AddF | AddI => num::is(c, 0.0),
+        SubF | SubI => num::is(c, 0.0) && !masked_lhs,
+        MulF | MulI => num::is(c, 1.0),
+        MaxNumF | MaximumF => num::is(c, f64::NEG_INFINITY),
+        MinNumF | MinimumF => num::is(c, f64::INFINITY),
         _ => false,
     }
 }
@@ -214,7 +189,7 @@ impl Transfer for LanesAnalysis {
                     (Some(&mask), true) => {
                         let fill = match ops.get(2) {
                             Some(&other) => {
-                                constant_of(f, other).map_or(Fill::Unknown, Fill::Const)
+                                constant_value(f, other).map_or(Fill::Unknown, Fill::Const)
                             }
                             None => Fill::Undefined,
                         };
@@ -240,9 +215,11 @@ impl Transfer for LanesAnalysis {
             OpKind::Cast { op: c, .. } => match fact(0) {
                 Lanes::Masked(mut m) => {
                     if let Fill::Const(x) = m.fill {
-                        if matches!(c, CastOp::FPToSI | CastOp::FPToUI) {
-                            m.fill = Fill::Const(x.trunc());
-                        }
+                        let to = data
+                            .results()
+                            .first()
+                            .and_then(|&r| f.value_type(r).dtype());
+                        m.fill = num::cast(*c, x, to).map_or(Fill::Unknown, Fill::Const);
                     }
                     Lanes::Masked(m)
                 }
@@ -252,7 +229,7 @@ impl Transfer for LanesAnalysis {
                 Lanes::Masked(mut lanes) => {
                     let is_exp = matches!(m, MathOp::Exp | MathOp::Exp2);
                     lanes.fill = match lanes.fill {
-                        Fill::Const(x) => Fill::Const(apply_math(*m, x)),
+                        Fill::Const(x) => Fill::Const(num::math(*m, x)),
                         Fill::Undefined => Fill::Undefined,
                         _ if is_exp => Fill::Positive,
                         _ => Fill::Unknown,
@@ -269,11 +246,11 @@ impl Transfer for LanesAnalysis {
                 (Lanes::Masked(m), other) if is_identity(*b, m.fill, true) => other,
                 (other, Lanes::Masked(m)) if is_identity(*b, m.fill, false) => other,
                 (Lanes::Masked(mut m), Lanes::Exact) => {
-                    m.fill = combine_with_data(*b, m.fill, constant_of(f, ops[1]), true);
+                    m.fill = combine_with_data(*b, m.fill, constant_value(f, ops[1]), true);
                     Lanes::Masked(m)
                 }
                 (Lanes::Exact, Lanes::Masked(mut m)) => {
-                    m.fill = combine_with_data(*b, m.fill, constant_of(f, ops[0]), false);
+                    m.fill = combine_with_data(*b, m.fill, constant_value(f, ops[0]), false);
                     Lanes::Masked(m)
                 }
                 // Zero times a finite value is zero, whatever the other side's lanes hold:
@@ -282,9 +259,9 @@ impl Transfer for LanesAnalysis {
                     if matches!(b, BinaryOp::MulF | BinaryOp::MulI)
                         && x.fill != Fill::Undefined
                         && y.fill != Fill::Undefined
-                        && (x.fill == Fill::Const(0.0) || y.fill == Fill::Const(0.0)) =>
+                        && (is_zero(x.fill) || is_zero(y.fill)) =>
                 {
-                    let zero = if x.fill == Fill::Const(0.0) { x } else { y };
+                    let zero = if is_zero(x.fill) { x } else { y };
                     Lanes::Masked(MaskedLanes {
                         through_exp: x.through_exp || y.through_exp,
                         ..zero
@@ -295,7 +272,7 @@ impl Transfer for LanesAnalysis {
                     x.fill = match (x.fill, y.fill) {
                         (Fill::Undefined, _) | (_, Fill::Undefined) => Fill::Undefined,
                         (Fill::Const(a), Fill::Const(c)) if same_value(f, x.mask, y.mask) => {
-                            apply_binary(*b, a, c).map_or(Fill::Unknown, Fill::Const)
+                            num::binary(*b, a, c).map_or(Fill::Unknown, Fill::Const)
                         }
                         _ => Fill::Unknown,
                     };
@@ -315,7 +292,7 @@ impl Transfer for LanesAnalysis {
                         match b {
                             Lanes::Masked(bm) if bm.load == m.load => Lanes::Masked(bm),
                             _ => Lanes::Masked(MaskedLanes {
-                                fill: constant_of(f, ops[2]).map_or(Fill::Unknown, Fill::Const),
+                                fill: constant_value(f, ops[2]).map_or(Fill::Unknown, Fill::Const),
                                 through_exp: false,
                                 set_by: Some(op),
                                 ..m
@@ -329,7 +306,7 @@ impl Transfer for LanesAnalysis {
                         match reset_factor(f, ops[0], m.mask) {
                             Some((reset, rest)) => Lanes::Masked(MaskedLanes {
                                 mask: reset,
-                                fill: constant_of(f, ops[2]).map_or(Fill::Unknown, Fill::Const),
+                                fill: constant_value(f, ops[2]).map_or(Fill::Unknown, Fill::Const),
                                 through_exp: false,
                                 set_by: Some(op),
                                 junk: Some(rest),

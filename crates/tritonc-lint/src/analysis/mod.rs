@@ -12,9 +12,11 @@
 //!   TRI202, TRI204).
 //! - [`overflow`]: int32 products of a program id with a stride or size (TRI203).
 //! - [`combiner`]: what a `tt.reduce`/`tt.scan` combiner computes (sum, max, argmax, ...).
+//! - [`num`]: exact scalar constants (integers stay integers) for fills and sentinels.
 
 pub mod combiner;
 pub mod lanes;
+pub mod num;
 pub mod overflow;
 pub mod provenance;
 pub mod shape;
@@ -228,14 +230,23 @@ pub fn strip_shape(f: &Function, mut v: Value) -> Value {
     v
 }
 
-/// The constant `v` holds in every lane (through splats and broadcasts), if any.
+/// The constant `v` holds in every lane (through splats and broadcasts), if any, as an
+/// `f64` (see [`constant_value`] for the exact value).
 pub fn constant_of(f: &Function, v: Value) -> Option<f64> {
+    constant_value(f, v).map(num::as_f64)
+}
+
+/// The exact constant `v` holds in every lane, through splats, broadcasts and casts
+/// (a cast converts the value: `-(2**63)` cast to `f32` is the float `-2^63`).
+pub fn constant_value(f: &Function, v: Value) -> Option<ConstValue> {
     let v = strip_shape(f, v);
     let op = def_op(f, v)?;
     match f.kind(op) {
-        OpKind::Constant(ConstValue::Float(x)) => Some(*x),
-        OpKind::Constant(ConstValue::Int(i)) => Some(*i as f64),
-        OpKind::Cast { .. } => constant_of(f, f.op(op).operands()[0]),
+        OpKind::Constant(c) => Some(*c),
+        OpKind::Cast { op: cast, .. } => {
+            let inner = constant_value(f, f.op(op).operands()[0])?;
+            num::cast(*cast, inner, f.value_type(v).dtype())
+        }
         _ => None,
     }
 }

@@ -84,13 +84,5 @@ pub(crate) fn callee_last(call: &Call) -> Option<&str> {
 
 /// `-inf`, `+inf`, or the number, as a Python literal.
 pub(crate) fn py_float(x: f64) -> String {
-    if x == f64::NEG_INFINITY {
-        "float('-inf')".into()
-    } else if x == f64::INFINITY {
-        "float('inf')".into()
-    } else if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{x:.1}")
-    } else {
-        format!("{x}")
-    }
+    crate::analysis::num::py_float(x)
 }

@@ -1,0 +1,349 @@
+//! TRI103 on the patterns real kernels use: correct fills stay quiet (argmax's `-inf`,
+//! integer sentinels, `0` into sums, reductions along an axis the mask does not vary in),
+//! planted defects are still found, and `--fix --unsafe-fixes` never changes a correct
+//! kernel and never undoes its own fix.
+
+#[allow(dead_code)]
+mod common;
+
+use tritonc_lint::fix::{apply_fixes, FixMode};
+use tritonc_lint::{Finding, Settings};
+
+const HEADER: &str = "import triton\nimport triton.language as tl\n\n\n";
+
+fn settings(signatures: &[(&str, &str)]) -> Settings {
+    let mut s = Settings {
+        ignore: vec!["TRI203".into()],
+        ..Settings::default()
+    };
+    for (k, sig) in signatures {
+        s.kernel_signatures.insert((*k).into(), (*sig).into());
+    }
+    s
+}
+
+fn lint(body: &str, settings: &Settings) -> (String, Vec<Finding>) {
+    let text = format!("{HEADER}{body}");
+    let (findings, sources) = common::lint_text("k.py", &text, settings);
+    let not_analysed: Vec<_> = findings
+        .iter()
+        .filter(|f| f.diagnostic.code.0 == "TRI001")
+        .map(|f| format!("{} {:?}", f.diagnostic.message, f.diagnostic.notes))
+        .collect();
+    assert!(not_analysed.is_empty(), "{not_analysed:#?}");
+    let _ = common::render(&findings, &sources);
+    (text, findings)
+}
+
+fn tri103(findings: &[Finding]) -> Vec<&Finding> {
+    findings
+        .iter()
+        .filter(|f| f.diagnostic.code.0 == "TRI103")
+        .collect()
+}
+
+/// Applies every fix, unsafe ones included, until nothing changes; fails if that does not
+/// settle (a fix that undoes another).
+fn fix_to_fixpoint(body: &str, settings: &Settings) -> String {
+    let mut text = format!("{HEADER}{body}");
+    let mut seen = vec![text.clone()];
+    for _ in 0..4 {
+        let (findings, _) = common::lint_text("k.py", &text, settings);
+        let file = findings
+            .iter()
+            .find_map(|f| f.diagnostic.primary_span().map(|s| s.file));
+        let Some(file) = file else { return text };
+        let (new, _) = apply_fixes(&text, file, &findings, FixMode::Unsafe);
+        if new == text {
+            return text;
+        }
+        assert!(!seen.contains(&new), "fixes oscillate:\n{new}");
+        seen.push(new.clone());
+        text = new;
+    }
+    panic!("fixes did not settle:\n{text}");
+}
+
+fn assert_quiet_and_unfixed(body: &str, settings: &Settings) {
+    let (_, findings) = lint(body, settings);
+    let hits = tri103(&findings);
+    assert!(
+        hits.is_empty(),
+        "{:#?}",
+        hits.iter()
+            .map(|f| &f.diagnostic.message)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        fix_to_fixpoint(body, settings),
+        format!("{HEADER}{body}"),
+        "an unsafe fix changed a correct kernel"
+    );
+}
+
+// ---- correct kernels: no finding, no fix ----
+
+#[test]
+fn argmax_with_neg_inf_fill_is_correct() {
+    assert_quiet_and_unfixed(
+        r#"@triton.jit
+def argmax_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=float("-inf"))
+    tl.store(out_ptr, tl.argmax(x, axis=0))
+"#,
+        &settings(&[]),
+    );
+}
+
+#[test]
+fn argmax_without_tie_break_and_max_with_indices_are_correct() {
+    assert_quiet_and_unfixed(
+        r#"@triton.jit
+def argmax_kernel(x_ptr, out_ptr, idx_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=-float("inf"))
+    tl.store(out_ptr, tl.argmax(x, axis=0, tie_break_left=False))
+    m, i = tl.max(x, axis=0, return_indices=True)
+    tl.store(idx_ptr, i)
+"#,
+        &settings(&[]),
+    );
+}
+
+#[test]
+fn argmin_with_inf_fill_is_correct() {
+    assert_quiet_and_unfixed(
+        r#"@triton.jit
+def argmin_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=float("inf"))
+    tl.store(out_ptr, tl.argmin(x, axis=0))
+"#,
+        &settings(&[]),
+    );
+}
+
+#[test]
+fn int64_minimum_sentinel_is_correct_for_max() {
+    let body = r#"@triton.jit
+def int_max_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=-(2**63))
+    tl.store(out_ptr, tl.max(x, axis=0))
+"#;
+    // Known int64 data, and unknown data (lint must not assume fp32 and call it wrong).
+    assert_quiet_and_unfixed(
+        body,
+        &settings(&[("int_max_kernel", "*i64, *i64, i32, 64")]),
+    );
+    assert_quiet_and_unfixed(body, &settings(&[]));
+}
+
+#[test]
+fn int_maximum_sentinels_are_correct_for_min_and_argmin() {
+    let body = r#"@triton.jit
+def int_min_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=2147483647)
+    tl.store(out_ptr, tl.min(x, axis=0))
+    tl.store(out_ptr + 1, tl.argmin(x, axis=0))
+"#;
+    assert_quiet_and_unfixed(
+        body,
+        &settings(&[("int_min_kernel", "*i32, *i32, i32, 64")]),
+    );
+    let body64 = body.replace("other=2147483647", "other=2**63 - 1");
+    assert_quiet_and_unfixed(
+        &body64,
+        &settings(&[("int_min_kernel", "*i64, *i64, i32, 64")]),
+    );
+}
+
+#[test]
+fn zero_fills_into_sums_are_correct() {
+    assert_quiet_and_unfixed(
+        r#"@triton.jit
+def scaled_sum(x_ptr, out_ptr, n, scale, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n
+    x = tl.load(x_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    y = x / scale
+    tl.store(out_ptr, tl.sum(y * y, axis=0) + tl.sum(tl.abs(x) * scale, axis=0))
+
+
+@triton.jit
+def int_count(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=0)
+    tl.store(out_ptr, tl.sum(x, axis=0))
+
+
+@triton.jit
+def looped_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + cols, mask=cols < n, other=0.0)
+        acc += tl.where(x > 0, x, 0.0)
+    tl.store(out_ptr, tl.sum(acc, axis=0))
+"#,
+        &settings(&[("int_count", "*i32, *i32, i32, 64")]),
+    );
+}
+
+#[test]
+fn reduction_along_an_axis_the_mask_does_not_vary_in_is_correct() {
+    assert_quiet_and_unfixed(
+        r#"@triton.jit
+def row_max(x_ptr, out_ptr, M, N: tl.constexpr, BM: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=rows[:, None] < M, other=0.0)
+    tl.store(out_ptr + rows, tl.max(x, axis=1), mask=rows < M)
+    tl.store(out_ptr + rows, tl.argmin(x, axis=1), mask=rows < M)
+"#,
+        &settings(&[]),
+    );
+}
+
+// ---- planted defects: still found, fixed right ----
+
+#[test]
+fn argmax_with_zero_fill_is_found_and_fixed_with_neg_inf() {
+    let body = r#"@triton.jit
+def argmax_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=0.0)
+    tl.store(out_ptr, tl.argmax(x, axis=0))
+"#;
+    let (_, findings) = lint(body, &settings(&[]));
+    let hits = tri103(&findings);
+    assert_eq!(hits.len(), 1);
+    assert!(
+        hits[0].diagnostic.message.contains("`tl.argmax`"),
+        "{}",
+        hits[0].diagnostic.message
+    );
+    let fixed = fix_to_fixpoint(body, &settings(&[]));
+    assert!(fixed.contains("other=float('-inf')"), "{fixed}");
+}
+
+#[test]
+fn argmin_with_neg_inf_fill_is_found_and_fixed_with_inf() {
+    let body = r#"@triton.jit
+def argmin_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=float("-inf"))
+    tl.store(out_ptr, tl.argmin(x, axis=0))
+"#;
+    let (_, findings) = lint(body, &settings(&[]));
+    let hits = tri103(&findings);
+    assert_eq!(hits.len(), 1);
+    assert!(hits[0].diagnostic.message.contains("`tl.argmin`"));
+    let fixed = fix_to_fixpoint(body, &settings(&[]));
+    assert!(fixed.contains("other=float('inf')"), "{fixed}");
+}
+
+#[test]
+fn near_miss_int64_sentinel_is_found_and_printed_exactly() {
+    let body = r#"@triton.jit
+def int_max_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=-(2**63) + 1)
+    tl.store(out_ptr, tl.max(x, axis=0))
+"#;
+    let s = settings(&[("int_max_kernel", "*i64, *i64, i32, 64")]);
+    let (_, findings) = lint(body, &s);
+    let hits = tri103(&findings);
+    assert_eq!(hits.len(), 1);
+    let msg = &hits[0].diagnostic.message;
+    assert!(msg.contains("`-9223372036854775807`"), "{msg}");
+    let notes = hits[0].diagnostic.notes.join("\n");
+    assert!(notes.contains("`-9223372036854775808`"), "{notes}");
+    let fixed = fix_to_fixpoint(body, &s);
+    assert!(fixed.contains("other=-9223372036854775808)"), "{fixed}");
+}
+
+#[test]
+fn int32_zero_fill_into_max_is_found() {
+    let body = r#"@triton.jit
+def int_max_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=0)
+    tl.store(out_ptr, tl.max(x, axis=0))
+"#;
+    let s = settings(&[("int_max_kernel", "*i32, *i32, i32, 64")]);
+    let (_, findings) = lint(body, &s);
+    assert_eq!(tri103(&findings).len(), 1);
+    let fixed = fix_to_fixpoint(body, &s);
+    assert!(fixed.contains("other=-2147483648)"), "{fixed}");
+}
+
+#[test]
+fn reduction_along_the_masked_axis_is_found() {
+    let body = r#"@triton.jit
+def row_max(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=0.0)
+    tl.store(out_ptr + rows, tl.max(x, axis=1), mask=rows < M)
+"#;
+    let (_, findings) = lint(body, &settings(&[]));
+    assert_eq!(tri103(&findings).len(), 1);
+}
+
+#[test]
+fn a_fill_two_reductions_disagree_on_gets_no_fix() {
+    // `max` needs `-inf`, `sum` needs `0`: no `other=` is right for both, and offering
+    // one would flip back and forth between runs.
+    let body = r#"@triton.jit
+def max_and_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=0.0)
+    tl.store(out_ptr, tl.max(x, axis=0))
+    tl.store(out_ptr + 1, tl.sum(x, axis=0))
+"#;
+    let (_, findings) = lint(body, &settings(&[]));
+    let hits = tri103(&findings);
+    assert_eq!(hits.len(), 1);
+    assert!(hits[0].diagnostic.message.contains("`tl.max`"));
+    assert!(hits[0].diagnostic.fix.is_none());
+    assert_eq!(
+        fix_to_fixpoint(body, &settings(&[])),
+        format!("{HEADER}{body}")
+    );
+}
+
+#[test]
+fn a_fill_that_reaches_a_dot_gets_no_fix() {
+    let body = r#"@triton.jit
+def max_and_dot(x_ptr, y_ptr, out_ptr, n, B: tl.constexpr):
+    r = tl.arange(0, B)
+    mask = r[None, :] < n
+    x = tl.load(x_ptr + r[:, None] * B + r[None, :], mask=mask, other=0.0)
+    y = tl.load(y_ptr + r[:, None] * B + r[None, :])
+    tl.store(out_ptr + r, tl.max(x, axis=1))
+    tl.store(out_ptr + r[:, None] * B + r[None, :], tl.dot(x, y))
+"#;
+    let (_, findings) = lint(body, &settings(&[]));
+    let hits = tri103(&findings);
+    assert_eq!(hits.len(), 1);
+    assert!(hits[0].diagnostic.fix.is_none());
+}
+
+#[test]
+fn softmax_zero_fill_is_fixed_once() {
+    let body = r#"@triton.jit
+def softmax(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=0.0)
+    z = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + cols, z / tl.sum(z, axis=0), mask=cols < n)
+"#;
+    let fixed = fix_to_fixpoint(body, &settings(&[]));
+    assert!(fixed.contains("other=float('-inf')"), "{fixed}");
+    let (findings, _) = common::lint_text("k.py", &fixed, &settings(&[]));
+    assert!(tri103(&findings).is_empty());
+}
