@@ -4,7 +4,8 @@
 //! A pointer's dim "can run past the tensor" when its offsets along it come from a range
 //! that a program id or a data-dependent loop moves in steps of a block
 //! (`pid * BLOCK + arange(BLOCK)`), or from a range the kernel itself compares against a
-//! bound somewhere (so the author knows it can be partial). A `%` or `minimum` by a bound
+//! bound somewhere (so the author knows it can be partial). A `%` or `minimum` by a bound,
+//! or a `tl.where(offs < M, offs, 0)`,
 //! clamps it. A mask bounds every dim it varies along.
 //!
 //! Tiling is told from a base offset by what the step is: scalars carry the compile-time
@@ -14,7 +15,7 @@
 //! memory move the range without tiling it (`moved`, with the base's step); only a step
 //! equal to the range's size for every value of the unknowns tiles it.
 
-use tritonc_ir::{BinaryOp, Function, OpId, OpKind, Type};
+use tritonc_ir::{BinaryOp, Function, OpId, OpKind, Type, Value};
 
 use super::{Facts, Lattice, Transfer};
 
@@ -506,6 +507,17 @@ impl Transfer for ShapeAnalysis {
                 fact.step = operands.first().and_then(|o| o.step.clone());
                 fact
             }
+            // `tl.where(offs < M, offs, 0)` (Triton's matmul tutorials clamp rows so) keeps
+            // every lane inside `[0, M)`: the offsets are clamped like `offs % M`.
+            OpKind::Select if out_rank > 0 && where_clamps(f, data.operands(), &operands) => {
+                let mut fact = elementwise(&operands, out_rank);
+                for d in &mut fact.dims {
+                    if !d.roots.is_empty() {
+                        d.clamped = true;
+                    }
+                }
+                fact
+            }
             OpKind::CmpI(_)
             | OpKind::CmpF(_)
             | OpKind::Select
@@ -606,5 +618,52 @@ impl ShapeFact {
         (0..self.dims.len())
             .filter(|&d| self.dims[d].varies || !self.dims[d].roots.is_empty())
             .collect()
+    }
+}
+
+/// Whether the select `where(cond, a, b)` keeps range offsets in bounds: one side is the
+/// offsets, the other holds no range (a constant or scalar such as `0`), and `cond` says
+/// the offsets are below a bound exactly where the select takes them (`offs < M` for the
+/// true side, `offs >= M` for the false side), alone or in a conjunction.
+fn where_clamps(f: &Function, values: &[Value], facts: &[&ShapeFact]) -> bool {
+    let (&[cond, on_true, on_false], [_, t, e]) = (values, facts) else {
+        return false;
+    };
+    let has_roots = |x: &ShapeFact| x.dims.iter().any(|d| !d.roots.is_empty());
+    if has_roots(t) && !has_roots(e) {
+        below_bound(f, cond, on_true, true, 8)
+    } else if has_roots(e) && !has_roots(t) {
+        below_bound(f, cond, on_false, false, 8)
+    } else {
+        false
+    }
+}
+
+/// Whether `cond` being `holds` implies `offs` is below a bound: `offs < M` / `M > offs`
+/// (or `<=`), a conjunction including one when `holds`; the negations when not.
+fn below_bound(f: &Function, cond: Value, offs: Value, holds: bool, depth: u32) -> bool {
+    use tritonc_ir::CmpIPredicate::*;
+    let cond = super::strip_shape(f, cond);
+    let Some(op) = super::def_op(f, cond) else {
+        return false;
+    };
+    let ops = f.op(op).operands();
+    match f.kind(op) {
+        OpKind::Binary(BinaryOp::AndI) if holds && depth > 0 => ops
+            .iter()
+            .any(|&c| below_bound(f, c, offs, holds, depth - 1)),
+        OpKind::Binary(BinaryOp::OrI) if !holds && depth > 0 => ops
+            .iter()
+            .any(|&c| below_bound(f, c, offs, holds, depth - 1)),
+        OpKind::CmpI(p) if ops.len() == 2 => {
+            let lhs = super::same_value(f, ops[0], offs);
+            let rhs = super::same_value(f, ops[1], offs);
+            match (p, holds) {
+                (Slt | Sle | Ult | Ule, true) | (Sge | Sgt | Uge | Ugt, false) => lhs,
+                (Sgt | Sge | Ugt | Uge, true) | (Sle | Slt | Ule | Ult, false) => rhs,
+                _ => false,
+            }
+        }
+        _ => false,
     }
 }

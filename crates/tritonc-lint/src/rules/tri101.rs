@@ -26,8 +26,8 @@ computed and then not passed, or a 2-D mask that bounds only one dim.
 
 A dim can run past the tensor when a program id or a loop over a runtime size moves its
 range in block steps, or when the kernel compares that range against a bound elsewhere
-(so it knows the block can be partial). Offsets reduced with `%` or `tl.minimum` are
-in bounds. Heuristics such as `EVEN_N = N % BLOCK_N == 0` are honoured: lint analyses the
+(so it knows the block can be partial). Offsets reduced with `%` or `tl.minimum`, or
+clamped with `tl.where(offs < M, offs, 0)` as Triton's matmul tutorials do, are in bounds. Heuristics such as `EVEN_N = N % BLOCK_N == 0` are honoured: lint analyses the
 masked branch, the unmasked branch is what the heuristic proves safe.
 
 ## Why is this bad?

@@ -22,6 +22,11 @@ The autotuner re-tunes when the values of the key arguments change. A misspelt k
 at the first launch with a `KeyError` deep inside Triton, or, for a name passed by keyword
 elsewhere, keys the cache on the wrong thing.
 
+## Fix
+When a parameter's name is close to the key's, the fix renames the key to it. The name is a
+guess (the key may have meant another parameter, or one the kernel lost), so the fix is
+unsafe: `--fix` alone leaves it, `--fix --unsafe-fixes` applies it.
+
 ## Example
 ```python
 @triton.autotune(configs=configs, key=['n_col'])
@@ -81,14 +86,13 @@ impl Rule for AutotuneKeyUnknown {
                                 replacement: format!("{q}{s}{q}"),
                             }],
                         });
-                        out.push(Finding::safe(d));
-                        continue;
                     }
                 }
                 None => {
                     d = d.with_note(format!("the parameters are: {}", params.join(", ")));
                 }
             }
+            // A guessed name is never a safe fix: it may not be the parameter meant.
             out.push(Finding::new(d));
         }
     }

@@ -1,0 +1,98 @@
+//! Precision on patterns real projects use, with planted defects next to each: TRI101
+//! (rows clamped with `tl.where`), TRI304 (a guessed key is not a safe fix), TRI203
+//! (which int32 products can really wrap).
+
+#[allow(dead_code)]
+mod common;
+
+use tritonc_lint::{Applicability, Finding, Settings};
+
+const HEADER: &str = "import triton\nimport triton.language as tl\n\n\n";
+
+fn lint(body: &str, settings: &Settings) -> Vec<(String, u32)> {
+    lint_findings(body, settings).0
+}
+
+fn lint_findings(body: &str, settings: &Settings) -> (Vec<(String, u32)>, Vec<Finding>) {
+    let text = format!("{HEADER}{body}");
+    let (findings, sources) = common::lint_text("k.py", &text, settings);
+    let codes = common::codes_and_lines(&findings, &sources)
+        .into_iter()
+        // Lines relative to the body.
+        .map(|(c, l)| (c, l - 4))
+        .collect();
+    (codes, findings)
+}
+
+fn only(code: &str) -> Settings {
+    Settings {
+        select: vec![code.into()],
+        ..Settings::default()
+    }
+}
+
+// ---- TRI101 ----
+
+const WHERE_CLAMPED_MATMUL: &str = r#"@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_n = tl.program_id(1) * BN + tl.arange(0, BN)
+    rm = tl.where(offs_m < M, offs_m, 0)
+    rn = tl.where(offs_n >= N, 0, offs_n)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * stride_am + (k + rk)[None, :], mask=(k + rk)[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] + rn[None, :] * stride_bn, mask=(k + rk)[:, None] < K, other=0.0)
+        acc += tl.dot(a, b)
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc, mask=c_mask)
+"#;
+
+#[test]
+fn tri101_rows_clamped_with_where_are_in_bounds() {
+    assert_eq!(lint(WHERE_CLAMPED_MATMUL, &only("TRI101")), vec![]);
+}
+
+#[test]
+fn tri101_a_where_that_does_not_clamp_is_still_found() {
+    // The clamp's condition bounds another range, and one side still runs past: both loads
+    // of these rows stay unbounded.
+    let wrong_cond = WHERE_CLAMPED_MATMUL.replace(
+        "rm = tl.where(offs_m < M, offs_m, 0)",
+        "rm = tl.where(offs_n < N, offs_m, 0)",
+    );
+    assert_eq!(
+        lint(&wrong_cond, &only("TRI101")),
+        vec![("TRI101".to_string(), 11)]
+    );
+    let both_sides_ranged = WHERE_CLAMPED_MATMUL.replace(
+        "rn = tl.where(offs_n >= N, 0, offs_n)",
+        "rn = tl.where(offs_n >= N, offs_n - N, offs_n)",
+    );
+    assert_eq!(
+        lint(&both_sides_ranged, &only("TRI101")),
+        vec![("TRI101".to_string(), 12)]
+    );
+}
+
+// ---- TRI304 ----
+
+#[test]
+fn tri304_guessed_key_is_an_unsafe_fix() {
+    let body = r#"@triton.autotune(configs=[triton.Config({"BLOCK": 256})], key=["n_col"])
+@triton.jit
+def k(x_ptr, n_cols, BLOCK: tl.constexpr):
+    pass
+"#;
+    let (codes, findings) = lint_findings(body, &only("TRI304"));
+    assert_eq!(codes, vec![("TRI304".to_string(), 1)]);
+    let fix = findings[0]
+        .diagnostic
+        .fix
+        .as_ref()
+        .expect("a fix is offered");
+    assert_eq!(fix.edits[0].replacement, "\"n_cols\"");
+    assert_eq!(findings[0].applicability, Applicability::Unsafe);
+}
