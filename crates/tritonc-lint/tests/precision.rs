@@ -96,3 +96,51 @@ def k(x_ptr, n_cols, BLOCK: tl.constexpr):
     assert_eq!(fix.edits[0].replacement, "\"n_cols\"");
     assert_eq!(findings[0].applicability, Applicability::Unsafe);
 }
+
+// ---- TRI203 ----
+
+fn tri203_only() -> Settings {
+    only("TRI203")
+}
+
+#[test]
+fn tri203_row_times_stride_is_found() {
+    let body = r#"@triton.jit
+def softmax(x_ptr, out_ptr, stride, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + cols, mask=cols < n, other=0.0)
+    tl.store(out_ptr + row * stride + cols, x, mask=cols < n)
+"#;
+    assert_eq!(
+        lint(body, &tri203_only()),
+        vec![("TRI203".to_string(), 5), ("TRI203".to_string(), 6)]
+    );
+}
+
+#[test]
+fn tri203_offsets_the_mask_bounds_by_an_int32_size_are_quiet() {
+    let body = r#"@triton.jit
+def chunked(x_ptr, out_ptr, chunk, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * chunk + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, x, mask=mask & (x > 0))
+"#;
+    assert_eq!(lint(body, &tri203_only()), vec![]);
+    // An int64 size says the tensor can pass 2^31: the int32 product wraps first.
+    let int64_size = body.replace("chunk, n, BLOCK", "chunk, n: tl.int64, BLOCK");
+    assert_eq!(
+        lint(&int64_size, &tri203_only()),
+        vec![("TRI203".to_string(), 3)]
+    );
+    // One access the mask does not bound is enough.
+    let unmasked_store = body.replace(
+        "tl.store(out_ptr + offs, x, mask=mask & (x > 0))",
+        "tl.store(out_ptr + offs, x)",
+    );
+    assert_eq!(
+        lint(&unmasked_store, &tri203_only()),
+        vec![("TRI203".to_string(), 3)]
+    );
+}

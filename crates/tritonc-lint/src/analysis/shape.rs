@@ -641,7 +641,7 @@ fn where_clamps(f: &Function, values: &[Value], facts: &[&ShapeFact]) -> bool {
 
 /// Whether `cond` being `holds` implies `offs` is below a bound: `offs < M` / `M > offs`
 /// (or `<=`), a conjunction including one when `holds`; the negations when not.
-fn below_bound(f: &Function, cond: Value, offs: Value, holds: bool, depth: u32) -> bool {
+pub(crate) fn below_bound(f: &Function, cond: Value, offs: Value, holds: bool, depth: u32) -> bool {
     use tritonc_ir::CmpIPredicate::*;
     let cond = super::strip_shape(f, cond);
     let Some(op) = super::def_op(f, cond) else {

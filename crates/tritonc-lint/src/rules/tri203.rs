@@ -3,9 +3,10 @@
 use std::collections::BTreeSet;
 
 use tritonc_diagnostics::{CodeDoc, Diagnostic};
-use tritonc_ir::OpKind;
+use tritonc_ir::{BinaryOp, DType, Function, OpId, OpKind, Value};
 use tritonc_syntax::ast::ExprKind;
 
+use crate::analysis::shape::below_bound;
 use crate::context::{Finding, KernelContext};
 use crate::registry::Rule;
 use crate::syntax_walk::{for_each_expr, names_in};
@@ -30,6 +31,13 @@ largest tensor, in elements, the project launches kernels on. The default is 2^3
 stride is an int64 parameter (an annotation or configured signature), is listed in
 `do_not_specialize` (the author chose its handling), or is bounded by `tl.static_assert`
 or `tl.assume`.
+
+It is quiet, too, where the access's mask bounds the whole offset by an int32 size
+(`offs = pid * chunk + tl.arange(0, BLOCK)` loaded with `mask=offs < n`): every lane that
+touches memory is below `n`, and so is the product of every program the launch covers, as
+for a constexpr block size. A size of 2^31 or more reaches a Triton kernel as int64, where
+the int32 product has already wrapped: declare such a size `n: tl.int64` (or `i64` in the
+configured signature) and the comparison, now in int64, no longer silences the rule.
 
 ## Why is this bad?
 `row * stride` wraps past 2^31 - 1 and the access lands at a negative or unrelated address:
@@ -72,6 +80,9 @@ impl Rule for Int32OffsetOverflow {
             let Some(mul) = ir.overflow.get(offset).product else {
                 continue;
             };
+            if mask_bounds_offset(f, op, offset) {
+                continue;
+            }
             if !reported.insert(mul) {
                 continue;
             }
@@ -104,6 +115,49 @@ impl Rule for Int32OffsetOverflow {
                 .with_help("cast to int64 before multiplying: `tl.program_id(0).to(tl.int64) * stride`");
             out.push(Finding::new(d));
         }
+    }
+}
+
+/// Whether every access through the pointer `addptr` makes is masked by `offset < n` with
+/// the comparison in int32 (`offs = pid * chunk + arange(BLOCK)`, `mask = offs < n`): a lane
+/// that touches memory has an offset below an int32 size, so the product of any program
+/// the launch covers is below 2^31 too. A comparison in int64 (a size too large for int32)
+/// bounds nothing: the product has wrapped before it is widened.
+fn mask_bounds_offset(f: &Function, addptr: OpId, offset: Value) -> bool {
+    let Some(&ptr) = f.op(addptr).results().first() else {
+        return false;
+    };
+    let uses = f.uses(ptr);
+    !uses.is_empty()
+        && uses.iter().all(|u| {
+            let mask_index = match f.kind(u.op) {
+                OpKind::Load { .. } => 1,
+                OpKind::Store { .. } | OpKind::AtomicRmw { .. } => 2,
+                _ => return false,
+            };
+            u.operand == 0
+                && f.op(u.op)
+                    .operands()
+                    .get(mask_index)
+                    .is_some_and(|&m| int32_compare(f, m) && below_bound(f, m, offset, true, 8))
+        })
+}
+
+/// Whether every integer comparison in the mask `m` (through `&`) compares int32 values;
+/// other conjuncts (`x > 0` on the data) bound no offset and do not matter.
+fn int32_compare(f: &Function, m: Value) -> bool {
+    let m = crate::analysis::strip_shape(f, m);
+    let Some(op) = crate::analysis::def_op(f, m) else {
+        return true;
+    };
+    match f.kind(op) {
+        OpKind::CmpI(_) => f
+            .op(op)
+            .operands()
+            .iter()
+            .all(|&v| f.value_type(v).dtype() == Some(DType::I32)),
+        OpKind::Binary(BinaryOp::AndI) => f.op(op).operands().iter().all(|&c| int32_compare(f, c)),
+        _ => true,
     }
 }
 
