@@ -249,3 +249,64 @@ fn pass_manager_verifies_after_each_pass_when_asked() {
         .run(&mut m)
         .is_ok());
 }
+
+const DOT_ADD: &str = "module {
+  tt.func public @k(%arg0: tensor<16x16xf16>, %arg1: tensor<16x16xf16>, %arg2: tensor<16x16xf32>) -> (tensor<16x16xf32>) {
+    %0 = arith.constant dense<0.0> : tensor<16x16xf32>
+    %1 = tt.dot %arg0, %arg1, %0 {input_precision = tf32} : tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %2 = arith.addf ADD : tensor<16x16xf32>
+    tt.return %2 : tensor<16x16xf32>
+  }
+}
+";
+
+#[test]
+fn dot_accumulate_folds_an_add_into_a_dot_into_zeros_either_order() {
+    let want = "module {
+  tt.func public @k(%arg0: tensor<16x16xf16>, %arg1: tensor<16x16xf16>, %arg2: tensor<16x16xf32>) -> (tensor<16x16xf32>) {
+    %0 = tt.dot %arg0, %arg1, %arg2 {input_precision = tf32} : tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+    tt.return %0 : tensor<16x16xf32>
+  }
+}
+";
+    for add in ["%arg2, %1", "%1, %arg2"] {
+        let out = run(&DOT_ADD.replace("ADD", add), PassManager::new().add(passes::DotAccumulate));
+        assert_eq!(out, want, "{add}");
+    }
+}
+
+#[test]
+fn dot_accumulate_keeps_what_triton_keeps() {
+    // A dot into a non-zero accumulator; a dot whose result is used twice; a float dot
+    // with an imprecise-accumulation limit: each stays a dot plus an add.
+    let nonzero = DOT_ADD
+        .replace("dense<0.0>", "dense<2.0>")
+        .replace("ADD", "%arg2, %1");
+    let twice = DOT_ADD
+        .replace("ADD", "%arg2, %1")
+        .replace("tt.return %2 : tensor<16x16xf32>", "%3 = arith.mulf %1, %2 : tensor<16x16xf32>\n    tt.return %3 : tensor<16x16xf32>");
+    let imprecise = DOT_ADD
+        .replace("{input_precision = tf32}", "{input_precision = tf32, max_num_imprecise_acc = 32 : i32}")
+        .replace("ADD", "%arg2, %1");
+    for text in [nonzero, twice, imprecise] {
+        let out = run(&text, PassManager::new().add(passes::DotAccumulate));
+        assert_eq!(out, parse_module(&text).unwrap().to_string());
+    }
+}
+
+#[test]
+fn dot_accumulate_folds_integer_adds_of_a_splatted_zero() {
+    let text = "module {
+  tt.func public @k(%arg0: tensor<16x16xi8>, %arg1: tensor<16x16xi8>, %arg2: tensor<16x16xi32>) -> (tensor<16x16xi32>) {
+    %0 = arith.constant 0 : i32
+    %1 = tt.splat %0 : i32 -> tensor<16x16xi32>
+    %2 = tt.dot %arg0, %arg1, %1 {input_precision = ieee} : tensor<16x16xi8>, tensor<16x16xi8>, tensor<16x16xi32> -> tensor<16x16xi32>
+    %3 = arith.addi %2, %arg2 : tensor<16x16xi32>
+    tt.return %3 : tensor<16x16xi32>
+  }
+}
+";
+    let out = run(text, PassManager::new().add(passes::DotAccumulate));
+    assert!(out.contains("tt.dot %arg0, %arg1, %arg2"), "{out}");
+    assert!(!out.contains("arith.addi") && !out.contains("tt.splat"), "{out}");
+}

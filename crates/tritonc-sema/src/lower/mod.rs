@@ -281,6 +281,13 @@ fn lower_function(
     cx.builder(Span::point(end.file, end.end)).ret(&[]);
     let mut module = Module::new();
     module.functions.push(cx.func);
+    // Triton's TTIR rewrites that change results (`acc + dot(a, b)` into the dot). Generic
+    // mode's IR keeps unknowns the verifier does not accept, so it is verified only when
+    // specialized.
+    tritonc_ir::passes::ttir_passes()
+        .verify_each(cfg!(debug_assertions) && !crate::generic::active())
+        .run(&mut module)
+        .map_err(|mut errors| errors.swap_remove(0))?;
     Ok(Lowered {
         module,
         warnings: cx.warnings,
