@@ -8,6 +8,7 @@
 //! - [`generic`]: the fallback for kernels the placeholders do not lower: sema's generic
 //!   mode with the placeholder runtime types and symbolic constexprs (block sizes, flags),
 //!   so a guessed `BLOCK = 64` that a `tl.static_assert` refuses no longer stops analysis.
+//! - [`assume`]: what `tl.assume` promises; kernels are lowered without the calls.
 //! - [`analysis`]: forward dataflow analyses over the tile IR (masked-lane values, value
 //!   signs, block structure of offsets and masks, dtype provenance, int32 products).
 //! - [`rules`]: one file per rule (`TRI101` …), each with its documentation.
@@ -21,6 +22,7 @@
 //! `TRI001` info diagnostic and the source-level rules only.
 
 pub mod analysis;
+pub mod assume;
 pub mod context;
 pub mod fix;
 pub mod generic;
@@ -94,6 +96,9 @@ pub fn lint_file_in(
     settings: &Settings,
 ) -> FileReport {
     let mut report = FileReport::default();
+    // Kernels are lowered without their `tl.assume` calls (see [`assume`]).
+    let stripped = assume::without_assumes(scope);
+    let scope = stripped.as_ref().unwrap_or(scope);
     let mut suppressions = Suppressions::parse(file, text);
     let mut findings: Vec<Finding> = Vec::new();
     let mut seen_defs: Vec<*const tritonc_syntax::ast::FunctionDef> = Vec::new();

@@ -144,3 +144,97 @@ def chunked(x_ptr, out_ptr, chunk, n, BLOCK: tl.constexpr):
         vec![("TRI203".to_string(), 3)]
     );
 }
+
+/// Triton's matmul tutorial: the rows are tiled by a program id and multiplied by their
+/// stride; the columns are the innermost dim, scaled by a stride that is 1 on a
+/// contiguous tensor. The `tl.assume` calls promise only lower bounds.
+const STRIDED_TILE: &str = r#"@triton.jit
+def tile(x_ptr, out_ptr, M, N, stride_xm, stride_xn, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    tl.assume(pid_m >= 0)
+    tl.assume(stride_xm > 0)
+    offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_n = pid_n * BN + tl.arange(0, BN)
+    x = tl.load(x_ptr + offs_m[:, None] * stride_xm + offs_n[None, :] * stride_xn)
+    tl.store(out_ptr + offs_m[:, None] * BN + tl.arange(0, BN)[None, :], x)
+"#;
+
+#[test]
+fn tri203_kernels_with_tl_assume_are_analysed_and_lower_bounds_silence_nothing() {
+    let settings = Settings {
+        select: vec!["TRI203".into(), "TRI001".into()],
+        ..Settings::default()
+    };
+    // Analysed (no TRI001), the row product found despite `stride_xm > 0`, the innermost
+    // stride quiet.
+    assert_eq!(
+        lint(STRIDED_TILE, &settings),
+        vec![("TRI203".to_string(), 9)]
+    );
+    // An upper bound on the stride is honoured.
+    let bounded = STRIDED_TILE.replace("tl.assume(stride_xm > 0)", "tl.assume(stride_xm < 65536)");
+    assert_eq!(lint(&bounded, &settings), vec![]);
+    // So is one written the other way round, inside a conjunction.
+    let reversed = STRIDED_TILE.replace(
+        "tl.assume(stride_xm > 0)",
+        "tl.assume((stride_xm > 0) & (65536 > stride_xm))",
+    );
+    assert_eq!(lint(&reversed, &settings), vec![]);
+}
+
+#[test]
+fn tri203_innermost_stride_follows_the_configured_signature() {
+    let with_signature = |sig: &str| {
+        let mut s = tri203_only();
+        s.kernel_signatures.insert("tile".into(), sig.into());
+        s
+    };
+    // Configured as a plain i32 the inner stride is a real product (a transposed view):
+    // found, on the same line as the row product, as a second finding.
+    let plain = lint(
+        STRIDED_TILE,
+        &with_signature("*fp32, *fp32, i32, i32, i32, i32, 64, 64"),
+    );
+    assert_eq!(
+        plain,
+        vec![("TRI203".to_string(), 9), ("TRI203".to_string(), 9)]
+    );
+    // `i32:1` specializes it to the constant 1: only the row product remains.
+    assert_eq!(
+        lint(
+            STRIDED_TILE,
+            &with_signature("*fp32, *fp32, i32, i32, i32, i32:1, 64, 64")
+        ),
+        vec![("TRI203".to_string(), 9)]
+    );
+}
+
+#[test]
+fn tri203_only_innermost_strides_are_presumed_contiguous() {
+    // A row length used as the column stride (a column-major operand) is not a stride
+    // Triton specializes to 1 in practice: found.
+    let by_len = STRIDED_TILE.replace("offs_n[None, :] * stride_xn", "offs_n[None, :] * M");
+    assert_eq!(
+        lint(&by_len, &tri203_only()),
+        vec![("TRI203".to_string(), 9), ("TRI203".to_string(), 9)]
+    );
+    // A stride along the first dim of the block is the row stride: found.
+    let rows_inner = STRIDED_TILE.replace(
+        "offs_m[:, None] * stride_xm + offs_n[None, :] * stride_xn",
+        "offs_m[:, None] * stride_xn + offs_n[None, :]",
+    );
+    assert_eq!(
+        lint(&rows_inner, &tri203_only()),
+        vec![("TRI203".to_string(), 9)]
+    );
+    // `x * 1` is no product, and a hint on a real product does not hide it.
+    let body = r#"@triton.jit
+def k(x_ptr, out_ptr, stride, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs * 1)
+    tl.store(out_ptr + tl.multiple_of(pid * stride, 16) + tl.arange(0, BLOCK), x)
+"#;
+    assert_eq!(lint(body, &tri203_only()), vec![("TRI203".to_string(), 6)]);
+}

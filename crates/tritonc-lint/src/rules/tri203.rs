@@ -7,7 +7,7 @@ use tritonc_ir::{BinaryOp, DType, Function, OpId, OpKind, Value};
 use tritonc_syntax::ast::ExprKind;
 
 use crate::analysis::shape::below_bound;
-use crate::context::{Finding, KernelContext};
+use crate::context::{AnalysedKernel, Finding, KernelContext};
 use crate::registry::Rule;
 use crate::syntax_walk::{for_each_expr, names_in};
 
@@ -29,8 +29,17 @@ largest tensor, in elements, the project launches kernels on. The default is 2^3
 (4,294,967,296: e.g. the logits of 32k tokens over a 128k vocabulary); at or below
 2^31 - 1 an int32 offset cannot wrap and the rule is quiet. It is also quiet where the
 stride is an int64 parameter (an annotation or configured signature), is listed in
-`do_not_specialize` (the author chose its handling), or is bounded by `tl.static_assert`
-or `tl.assume`.
+`do_not_specialize` (the author chose its handling), or is bounded by `tl.static_assert`,
+or from above by `tl.assume` or `tl.device_assert` (`tl.assume(stride < 65536)`; a lower
+bound such as `tl.assume(stride > 0)` bounds no product).
+
+An innermost stride is presumed to be 1 when nothing says otherwise: a product like
+`offs_n[None, :] * stride_xn`, a parameter named as a stride times offsets that vary
+along the block's last dim only, is not reported unless the kernel has a configured
+signature. Triton specializes an integer argument equal to 1 into the constant 1, so on
+a contiguous tensor that product is never computed; a signature that gives the stride as
+`i32:1` says so, and one that gives it as a plain `i32` (a transposed view) brings the
+finding back.
 
 It is quiet, too, where the access's mask bounds the whole offset by an int32 size
 (`offs = pid * chunk + tl.arange(0, BLOCK)` loaded with `mask=offs < n`): every lane that
@@ -80,7 +89,7 @@ impl Rule for Int32OffsetOverflow {
             let Some(mul) = ir.overflow.get(offset).product else {
                 continue;
             };
-            if mask_bounds_offset(f, op, offset) {
+            if mask_bounds_offset(f, op, offset) || innermost_stride(cx, ir, mul) {
                 continue;
             }
             if !reported.insert(mul) {
@@ -190,12 +199,72 @@ fn bounded_names(cx: &KernelContext<'_>) -> BTreeSet<String> {
     for_each_expr(&cx.kernel.def.body, &mut |e| {
         if let ExprKind::Call(call) = &e.kind {
             let name = super::callee_last(call).unwrap_or("");
-            if matches!(name, "static_assert" | "assume" | "device_assert") {
-                for a in &call.args {
-                    out.extend(names_in(a).into_iter().map(str::to_string));
-                }
+            let Some(cond) = call.args.first() else {
+                return;
+            };
+            match name {
+                // Compile-time values: any name in the assertion is fixed.
+                "static_assert" => out.extend(names_in(cond).into_iter().map(str::to_string)),
+                // Run-time promises bound only what they bound from above: `x < N` does,
+                // `pid >= 0` and `stride > 0` do not.
+                "assume" | "device_assert" => out.extend(
+                    crate::assume::upper_bounded_names(cond)
+                        .into_iter()
+                        .map(str::to_string),
+                ),
+                _ => {}
             }
         }
     });
     out
+}
+
+/// Whether the product `mul` is an innermost stride times column offsets
+/// (`offs_n[None, :] * stride_xn`): the run-time factor is a parameter named as a stride
+/// about whose value nothing is configured, and the offsets it scales come from a range
+/// and vary along the block's last dim only. That stride is 1 on contiguous tensors, and
+/// Triton specializes an integer argument equal to 1 into the constant 1, so the product
+/// the kernel runs is the offsets themselves. A configured signature says which value the
+/// stride has: `i32:1` makes it the constant (no product), a plain `i32` keeps the finding.
+fn innermost_stride(cx: &KernelContext<'_>, ir: &AnalysedKernel, mul: OpId) -> bool {
+    let f = &ir.func;
+    if cx.settings.kernel_signatures.contains_key(&cx.kernel.name) {
+        return false;
+    }
+    let operands = f.op(mul).operands();
+    let (Some(index), Some(stride)) = (
+        operands.iter().find(|&&v| ir.overflow.get(v).from_pid),
+        operands.iter().find(|&&v| !ir.overflow.get(v).from_pid),
+    ) else {
+        return false;
+    };
+    let Some(name) = runtime_param_name(cx, f, crate::analysis::strip_shape(f, *stride)) else {
+        return false;
+    };
+    if !name.to_ascii_lowercase().contains("stride") {
+        return false;
+    }
+    let dims = &ir.shape.get(*index).dims;
+    let Some(last) = dims.len().checked_sub(1) else {
+        return false;
+    };
+    dims.iter().enumerate().all(|(i, d)| {
+        if i == last {
+            d.varies && !d.roots.is_empty()
+        } else {
+            !d.varies
+        }
+    })
+}
+
+/// The name of the run-time parameter `v` is, if it is one.
+fn runtime_param_name<'a>(cx: &'a KernelContext<'_>, f: &Function, v: Value) -> Option<&'a str> {
+    let i = f.args().iter().position(|&a| a == v)?;
+    cx.spec
+        .spec
+        .params
+        .iter()
+        .filter(|(_, s)| s.is_runtime())
+        .nth(i)
+        .map(|(n, _)| n.as_str())
 }
