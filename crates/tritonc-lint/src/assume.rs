@@ -87,6 +87,15 @@ pub fn without_assumes(scope: &ModuleScope) -> Option<ModuleScope> {
 /// The names an assertion `cond` bounds from above: the smaller side of each `<`/`<=`
 /// (`x < N`, `N > x`, `0 <= x < N`). `x >= 0` or `s > 0` bounds nothing from above.
 pub fn upper_bounded_names(cond: &Expr) -> Vec<&str> {
+    orderings(cond)
+        .into_iter()
+        .flat_map(|(smaller, _)| names_in(smaller))
+        .collect()
+}
+
+/// The orderings a condition states, as `(smaller, larger)` pairs: one per `<`, `<=`, `>`,
+/// `>=` of a comparison (chained ones included), through `and` and `&`.
+pub fn orderings(cond: &Expr) -> Vec<(&Expr, &Expr)> {
     let mut out = Vec::new();
     match &cond.kind {
         ExprKind::Compare {
@@ -97,20 +106,19 @@ pub fn upper_bounded_names(cond: &Expr) -> Vec<&str> {
             let mut lhs: &Expr = left;
             for (op, rhs) in ops.iter().zip(comparators) {
                 match op {
-                    CmpOp::Lt | CmpOp::LtE => out.extend(names_in(lhs)),
-                    CmpOp::Gt | CmpOp::GtE => out.extend(names_in(rhs)),
+                    CmpOp::Lt | CmpOp::LtE => out.push((lhs, rhs)),
+                    CmpOp::Gt | CmpOp::GtE => out.push((rhs, lhs)),
                     _ => {}
                 }
                 lhs = rhs;
             }
         }
-        // `a and b`, `(a) & (b)`: each conjunct holds.
         ExprKind::BoolOp {
             op: BoolOp::And,
             values,
         } => {
             for v in values {
-                out.extend(upper_bounded_names(v));
+                out.extend(orderings(v));
             }
         }
         ExprKind::BinOp {
@@ -118,8 +126,8 @@ pub fn upper_bounded_names(cond: &Expr) -> Vec<&str> {
             lhs,
             rhs,
         } => {
-            out.extend(upper_bounded_names(lhs));
-            out.extend(upper_bounded_names(rhs));
+            out.extend(orderings(lhs));
+            out.extend(orderings(rhs));
         }
         _ => {}
     }

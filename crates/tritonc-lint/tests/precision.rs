@@ -238,3 +238,84 @@ def k(x_ptr, out_ptr, stride, BLOCK: tl.constexpr):
 "#;
     assert_eq!(lint(body, &tri203_only()), vec![("TRI203".to_string(), 6)]);
 }
+
+// ---- TRI301 ----
+
+/// FlagGems' softmax shape: one tile per program when the heuristic says the tile covers
+/// the row, a loop over the row otherwise.
+const ONE_TILE_SOFTMAX: &str = r#"@triton.autotune(configs=[triton.Config({"TILE_N": 256}), triton.Config({"TILE_N": 1024})], key=["N"])
+@triton.heuristics({"ONE_TILE_PER_CTA": lambda args: args["TILE_N"] >= args["N"]})
+@triton.jit
+def softmax(out_ptr, in_ptr, M, N, TILE_N: tl.constexpr, ONE_TILE_PER_CTA: tl.constexpr):
+    pid_m = tl.program_id(0)
+    if ONE_TILE_PER_CTA:
+        n_offsets = tl.arange(0, TILE_N)
+        mask = n_offsets < N
+        inp = tl.load(in_ptr + pid_m * N + n_offsets, mask=mask, other=-float("inf"))
+        m = tl.max(inp, 0)
+        e = tl.exp(inp - m)
+        z = tl.sum(e, 0)
+        tl.store(out_ptr + pid_m * N + n_offsets, e / z, mask=mask)
+    else:
+        m = tl.full([TILE_N], value=float("-inf"), dtype=tl.float32)
+        for start_n in range(0, N, TILE_N):
+            n_offsets = start_n + tl.arange(0, TILE_N)
+            inp = tl.load(in_ptr + pid_m * N + n_offsets, mask=n_offsets < N, other=-float("inf"))
+            m = tl.maximum(m, inp)
+        tl.store(out_ptr + pid_m, tl.max(m, 0))
+"#;
+
+#[test]
+fn tri301_a_heuristic_that_covers_the_row_is_quiet() {
+    assert_eq!(lint(ONE_TILE_SOFTMAX, &only("TRI301")), vec![]);
+    // Written the other way round.
+    let reversed = ONE_TILE_SOFTMAX.replace(
+        r#"args["TILE_N"] >= args["N"]"#,
+        r#"args["N"] <= args["TILE_N"]"#,
+    );
+    assert_eq!(lint(&reversed, &only("TRI301")), vec![]);
+}
+
+#[test]
+fn tri301_a_heuristic_that_does_not_cover_the_row_is_still_found() {
+    // The flag compares the tile against a constant, or says the tile is smaller than the
+    // row: both reductions of the one-tile branch reduce a partial row.
+    for heuristic in [r#"args["TILE_N"] >= 128"#, r#"args["TILE_N"] < args["N"]"#] {
+        let body = ONE_TILE_SOFTMAX.replace(r#"args["TILE_N"] >= args["N"]"#, heuristic);
+        assert_eq!(
+            lint(&body, &only("TRI301")),
+            vec![("TRI301".to_string(), 10), ("TRI301".to_string(), 12)],
+            "{heuristic}"
+        );
+    }
+}
+
+const AUTOTUNED_ROW_SUM: &str = r#"@triton.autotune(configs=[triton.Config({'BLOCK': 256}), triton.Config({'BLOCK': 1024})], key=['n'])
+@triton.jit
+def row_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + tl.program_id(0) * n + cols, mask=cols < n, other=0.0)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(x, axis=0))
+"#;
+
+#[test]
+fn tri301_an_assumption_that_the_block_covers_the_row_is_honoured() {
+    assert_eq!(
+        lint(AUTOTUNED_ROW_SUM, &only("TRI301")),
+        vec![("TRI301".to_string(), 6)]
+    );
+    let assumed = AUTOTUNED_ROW_SUM.replace(
+        "    cols = tl.arange(0, BLOCK)\n",
+        "    tl.assume(n <= BLOCK)\n    cols = tl.arange(0, BLOCK)\n",
+    );
+    assert_eq!(lint(&assumed, &only("TRI301")), vec![]);
+    // A bound between compile-time values says nothing about the row.
+    let constant = AUTOTUNED_ROW_SUM.replace(
+        "    cols = tl.arange(0, BLOCK)\n",
+        "    tl.assume(BLOCK >= 16)\n    cols = tl.arange(0, BLOCK)\n",
+    );
+    assert_eq!(
+        lint(&constant, &only("TRI301")),
+        vec![("TRI301".to_string(), 7)]
+    );
+}

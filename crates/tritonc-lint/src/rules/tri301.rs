@@ -7,7 +7,12 @@ use tritonc_ir::{OpId, OpKind, Value};
 
 use crate::context::{AnalysedKernel, Finding, KernelContext};
 use crate::registry::Rule;
-use crate::syntax_walk::{call_at, names_in};
+use tritonc_sema::spec::is_constexpr_annotation;
+use tritonc_sema::{ArgSpec, Constexpr};
+use tritonc_syntax::ast::{Expr, ExprKind};
+
+use crate::assume::orderings;
+use crate::syntax_walk::{call_at, for_each_expr, names_in, walk_expr};
 
 /// Flags autotune configs that vary the block of a reduced axis no loop completes.
 pub struct AutotunedReductionBlock;
@@ -22,6 +27,11 @@ pub const DOC: CodeDoc = CodeDoc {
 Reports a reduction whose reduced dim is sized by a constexpr that `@triton.autotune`
 configs set to different values, when no loop walks the rest of that dim: the block is the
 whole reduction.
+
+It is quiet where the launch guarantees the block covers the row: in the branch a
+heuristic flag selects when it says so (`'ONE_TILE': lambda args: args['TILE_N'] >=
+args['N']`, then `if ONE_TILE:`), or after `tl.assume(N <= TILE_N)`. A flag compared
+against a constant (`args['TILE_N'] >= 128`) covers nothing.
 
 ## Why is this bad?
 A config whose block is smaller than the row reduces a partial row, and the autotuner
@@ -68,6 +78,11 @@ impl Rule for AutotunedReductionBlock {
             .iter()
             .filter(|(_, v)| v.len() > 1)
             .map(|(k, _)| *k)
+            .collect();
+        let covered = covering_blocks(cx);
+        let varied: BTreeSet<&str> = varied
+            .into_iter()
+            .filter(|n| !covered.contains(*n))
             .collect();
         if varied.is_empty() {
             return;
@@ -149,4 +164,62 @@ fn reduced_range(
         }
     }
     None
+}
+
+/// Constexprs the launch makes at least as large as a run-time size, so a block of them
+/// covers the row: the larger side of a heuristic flag (`"ONE_TILE": lambda args:
+/// args["TILE_N"] >= args["N"]`) in a variant that lowers the flag as true, or of a
+/// `tl.assume(N <= TILE_N)` / `tl.device_assert`. The smaller side must name a run-time
+/// parameter: `TILE_N >= 16` covers nothing.
+fn covering_blocks(cx: &KernelContext<'_>) -> BTreeSet<String> {
+    let def = &cx.kernel.def;
+    let is_runtime = |n: &str| {
+        def.param(n)
+            .is_some_and(|p| !p.annotation.as_ref().is_some_and(is_constexpr_annotation))
+    };
+    let mut out = BTreeSet::new();
+    for h in &cx.kernel.heuristics {
+        let on =
+            cx.spec.spec.params.iter().any(|(n, s)| {
+                n == &h.name && matches!(s, ArgSpec::Constexpr(Constexpr::Bool(true)))
+            });
+        if !on {
+            continue;
+        }
+        let body = match &h.value.kind {
+            ExprKind::Lambda { body, .. } => &**body,
+            _ => &h.value,
+        };
+        for (smaller, larger) in orderings(body) {
+            if launch_names(smaller).iter().any(|n| is_runtime(n)) {
+                out.extend(launch_names(larger).into_iter().map(str::to_string));
+            }
+        }
+    }
+    for_each_expr(&def.body, &mut |e| {
+        let ExprKind::Call(call) = &e.kind else {
+            return;
+        };
+        if !matches!(super::callee_last(call), Some("assume" | "device_assert")) {
+            return;
+        }
+        for (smaller, larger) in call.args.first().map(orderings).unwrap_or_default() {
+            if names_in(smaller).iter().any(|n| is_runtime(n)) {
+                out.extend(names_in(larger).into_iter().map(str::to_string));
+            }
+        }
+    });
+    out
+}
+
+/// The launch arguments a heuristic's expression reads: `args["N"]` is `N`; a bare name
+/// (a parameter of a `def` heuristic) stands for itself.
+fn launch_names(e: &Expr) -> Vec<&str> {
+    let mut out = Vec::new();
+    walk_expr(e, &mut |x| match &x.kind {
+        ExprKind::Subscript { index, .. } => out.extend(index.as_str_literal()),
+        ExprKind::Name(n) if n != "args" => out.push(n.as_str()),
+        _ => {}
+    });
+    out
 }
