@@ -347,3 +347,57 @@ def softmax(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     let (findings, _) = common::lint_text("k.py", &fixed, &settings(&[]));
     assert!(tri103(&findings).is_empty());
 }
+
+// ---- the reduced axis counted in the mask's dims ----
+
+/// A block masked along its columns only, re-arranged by `{shape}` and reduced along
+/// `{axis}`.
+fn column_masked(shape: &str, axis: u32) -> String {
+    format!(
+        r#"@triton.jit
+def k(x_ptr, out_ptr, N, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    x = tl.load(x_ptr + rows[:, None] * BN + cols[None, :], mask=cols[None, :] < N, other=0.0)
+    y = {shape}
+    r = tl.max(y, axis={axis})
+    tl.store(out_ptr + tl.full(r.shape, 0, tl.int32), r)
+"#
+    )
+}
+
+#[test]
+fn reductions_after_trans_expand_dims_and_reshape_along_unmasked_dims_are_correct() {
+    for (shape, axis) in [
+        // After the transpose, axis 1 is the rows, which the mask does not cut.
+        ("tl.trans(x)", 1),
+        // A dim expand_dims inserts holds one lane of each column.
+        ("tl.max(x, axis=0)[:, None]", 1),
+        // A reshape that keeps the rows as dim 0.
+        ("tl.reshape(x, (BM, 1, BN))", 0),
+    ] {
+        // (The inner `tl.max(x, axis=0)` of the second case reduces the uncut rows.)
+        let body = column_masked(shape, axis);
+        let (_, findings) = lint(&body, &settings(&[]));
+        assert_eq!(tri103(&findings).len(), 0, "{shape} axis={axis}");
+    }
+}
+
+#[test]
+fn reductions_after_trans_expand_dims_and_reshape_along_masked_dims_are_found() {
+    for (shape, axis) in [
+        // After the transpose, axis 0 is the columns, which the mask cuts: the
+        // un-transposed numbering said it was the uncut rows.
+        ("tl.trans(x)", 0),
+        // Columns kept as the last dim of a reshape.
+        ("tl.reshape(x, (BM, 1, BN))", 2),
+        // Everything flattened into one dim.
+        ("tl.reshape(x, (BM * BN,))", 0),
+        // Columns moved by expand_dims.
+        ("x[None, :, :]", 2),
+    ] {
+        let body = column_masked(shape, axis);
+        let (_, findings) = lint(&body, &settings(&[]));
+        assert_eq!(tri103(&findings).len(), 1, "{shape} axis={axis}");
+    }
+}

@@ -145,19 +145,99 @@ impl Rule for MissingOther {
 }
 
 /// Whether the mask of `v`'s masked lanes varies along `axis` (a reduction along a dim the
-/// mask is constant on combines only masked lanes with masked lanes).
+/// mask is constant on combines only masked lanes with masked lanes). The axis is mapped
+/// back to the load's dims first ([`load_axis`]): a block transposed or reshaped after the
+/// load is reduced along another dim of the mask than its own number says.
 pub(crate) fn mask_varies_along(ir: &AnalysedKernel, v: Value, axis: usize) -> bool {
     let Lanes::Masked(m) = ir.lanes.get(v) else {
         return false;
     };
-    let value_rank = ir.func.value_type(v).rank();
+    let (axis, rank) = match load_axis(ir, v, axis, m.load) {
+        // A dim `expand_dims` inserted: its lanes are copies of one lane.
+        Some(None) => return false,
+        Some(Some(d)) => (d, load_rank(ir, m.load)),
+        None => (axis, ir.func.value_type(v).rank()),
+    };
     let mf = ir.shape.get(m.mask);
-    if mf.dims.len() != value_rank {
+    if mf.dims.len() != rank {
         return true;
     }
     mf.dims
         .get(axis)
         .is_none_or(|d| d.varies || !d.roots.is_empty())
+}
+
+fn load_rank(ir: &AnalysedKernel, load: OpId) -> usize {
+    ir.func
+        .op(load)
+        .results()
+        .first()
+        .map_or(0, |&r| ir.func.value_type(r).rank())
+}
+
+/// Which dim of `load`'s result `axis` of `v` is, following `v` back through the ops that
+/// carried the load's lanes to it: `tl.trans` permutes dims, `tl.expand_dims` inserts one,
+/// a `tl.reshape` that keeps the element order keeps a dim whose size and the product of
+/// the dims before it are unchanged, and elementwise ops and broadcasts keep the dims.
+/// `Some(None)` for a dim `expand_dims` inserted (every lane along it is a copy of one);
+/// `None` when the path leaves these ops (a loop-carried value, a reshape that splits the
+/// dim) and the caller has only `v`'s own dims to go by.
+pub(crate) fn load_axis(
+    ir: &AnalysedKernel,
+    v: Value,
+    axis: usize,
+    load: OpId,
+) -> Option<Option<usize>> {
+    let f = &ir.func;
+    let target = *f.op(load).results().first()?;
+    let (mut v, mut axis) = (v, axis);
+    for _ in 0..64 {
+        if v == target {
+            return Some(Some(axis));
+        }
+        let op = crate::analysis::def_op(f, v)?;
+        let data = f.op(op);
+        let first = *data.operands().first()?;
+        match f.kind(op) {
+            OpKind::Trans { order } => axis = *order.get(axis)? as usize,
+            OpKind::ExpandDims { axis: inserted } => {
+                let inserted = *inserted as usize;
+                if axis == inserted {
+                    return Some(None);
+                }
+                if axis > inserted {
+                    axis -= 1;
+                }
+            }
+            OpKind::Reshape {
+                allow_reorder: false,
+            } => {
+                let from = f.value_type(first).known_shape()?;
+                let to = f.value_type(v).known_shape()?;
+                let before: u64 = to.get(..axis)?.iter().product();
+                let size = *to.get(axis)?;
+                axis = (0..from.len())
+                    .find(|&j| from[j] == size && from[..j].iter().product::<u64>() == before)?;
+            }
+            OpKind::Reshape { .. }
+            | OpKind::Join
+            | OpKind::Split
+            | OpKind::Cat
+            | OpKind::Dot { .. } => return None,
+            kind => {
+                let broadcast = matches!(kind, OpKind::Broadcast);
+                let dims = f.value_type(v).dims();
+                v = data.operands().iter().copied().find(|&o| {
+                    let t = f.value_type(o);
+                    (t.dims() == dims || broadcast && t.rank() == dims.len())
+                        && matches!(ir.lanes.get(o), Lanes::Masked(m) if m.load == load)
+                })?;
+                continue;
+            }
+        }
+        v = first;
+    }
+    None
 }
 
 fn diagnostic(

@@ -34,7 +34,10 @@ It stays quiet where the value is right after all: a zero fill before `max(abs(x
 data is non-negative, so 0 never wins), a fill sanitized by `tl.where(mask, x, -inf)`, a
 `max` used only as a softmax stabilizer (`exp(x - m)` is the same for any `m` ≥ the data),
 and a reduction along an axis the mask does not vary in (a row-masked load reduced along
-its columns: the masked rows' results are not kept).
+its columns: the masked rows' results are not kept). The axis is counted in the loaded
+block's dims: after `tl.trans(x)`, `x[None, :]` or a `tl.reshape` that keeps the dim, the
+reduced axis is the load's dim it came from (a dim `expand_dims` inserted holds copies of
+one lane; a reshape that merges the dim is taken as varying with the mask).
 
 Sentinels are judged exactly against the data's dtype: the minimum of an integer dtype
 (`-(2**63)` for int64, `-2147483648` for int32) is neutral for `max`/`argmax`, its maximum
@@ -102,12 +105,18 @@ fn verdict(ir: &AnalysedKernel, op: OpId) -> Option<Verdict> {
     };
     let axis_index = *axis as usize;
     // Lanes a `tl.where` left holding data-derived values (rows past `T` after the
-    // columns were reset) matter only when the reduction runs along their rows.
-    let junk_here = m.junk.is_some_and(|j| {
+    // columns were reset) matter only when the reduction runs along their rows, counted
+    // in the load's dims.
+    let junk_axis = match super::tri102::load_axis(ir, v, axis_index, m.load) {
+        Some(Some(d)) => Some(d),
+        Some(None) => None,
+        None => Some(axis_index),
+    };
+    let junk_here = m.junk.zip(junk_axis).is_some_and(|(j, junk_axis)| {
         ir.shape
             .get(j)
             .dims
-            .get(axis_index)
+            .get(junk_axis)
             .is_none_or(|d| d.varies || !d.roots.is_empty())
     });
     if !super::tri102::mask_varies_along(ir, v, axis_index) && !junk_here {
