@@ -2,13 +2,14 @@
 //! `tensor<128xf32, #blocked1>` in the body, as Triton prints its TTGIR.
 //!
 //! [`alias_encodings`] rewrites printed text (outside string literals) so that every
-//! distinct blocked and shared layout is defined once, numbered in order of first use;
+//! distinct blocked, mma and shared layout is defined once, numbered in order of first use;
 //! slices stay inline with their parent aliased. The parser reads the definitions back
 //! (`parser::encoding`), so aliased and inline text parse to the same IR.
 
 /// The alias kinds: the text an encoding starts with, and the names its aliases take.
-const KINDS: [(&str, &str); 2] = [
+const KINDS: [(&str, &str); 3] = [
     ("#ttg.blocked<{", "blocked"),
+    ("#ttg.nvidia_mma<{", "mma"),
     ("#ttg.swizzled_shared<{", "shared"),
 ];
 

@@ -1,8 +1,9 @@
 //! Distributed layouts: which thread of a CTA holds which element of a block. They are
 //! the encodings of the GPU IR's tensor types (`tensor<128xf32, #ttg.blocked<…>>`).
 //!
-//! A [`Layout`] is either a [`BlockedLayout`] (Triton's `#ttg.blocked`) or a
-//! [`SliceLayout`] (`#ttg.slice`, the layout of a reduction result). For a concrete
+//! A [`Layout`] is a [`BlockedLayout`] (Triton's `#ttg.blocked`), a [`SliceLayout`]
+//! (`#ttg.slice`, the layout of a reduction result) or an
+//! [`MmaLayout`](crate::MmaLayout) (`#ttg.nvidia_mma`, a tensor-core accumulator). For a concrete
 //! power-of-two shape every layout becomes a [`LinearLayout`]: a map from the bits of
 //! (register, lane, warp) to element coordinates, where each input bit contributes one
 //! basis vector and the coordinate is the XOR of the bases of the set bits. That is
@@ -82,6 +83,8 @@ pub enum Layout {
     Blocked(BlockedLayout),
     /// A slice of another layout.
     Slice(SliceLayout),
+    /// The `mma.sync` accumulator layout (`#ttg.nvidia_mma`).
+    Mma(crate::mma_layout::MmaLayout),
 }
 
 /// One register of one thread: the inputs of a layout function.
@@ -325,6 +328,7 @@ impl Layout {
         match self {
             Layout::Blocked(b) => b.rank(),
             Layout::Slice(s) => s.parent.rank().saturating_sub(1),
+            Layout::Mma(m) => m.rank(),
         }
     }
 
@@ -333,6 +337,7 @@ impl Layout {
         match self {
             Layout::Blocked(b) => b.num_warps(),
             Layout::Slice(s) => s.parent.num_warps(),
+            Layout::Mma(m) => m.num_warps(),
         }
     }
 
@@ -348,6 +353,7 @@ impl Layout {
     pub fn to_linear(&self, shape: &[u64]) -> Result<LinearLayout, LayoutError> {
         match self {
             Layout::Blocked(b) => b.to_linear(shape),
+            Layout::Mma(m) => m.to_linear(shape),
             Layout::Slice(s) => {
                 check_shape(self.rank(), shape)?;
                 let dim = s.dim as usize;
@@ -392,6 +398,7 @@ impl fmt::Display for Layout {
         match self {
             Layout::Blocked(b) => b.fmt(f),
             Layout::Slice(s) => write!(f, "#ttg.slice<{{dim = {}, parent = {}}}>", s.dim, s.parent),
+            Layout::Mma(m) => m.fmt(f),
         }
     }
 }

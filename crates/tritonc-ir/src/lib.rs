@@ -100,6 +100,7 @@ pub mod builder;
 pub mod function;
 pub mod layout;
 pub mod location;
+pub mod mma_layout;
 pub mod ops;
 pub mod parser;
 pub mod pass;
@@ -115,6 +116,7 @@ pub use function::{
     ValueDef,
 };
 pub use location::Location;
+pub use mma_layout::MmaLayout;
 pub use ops::*;
 pub use parser::{parse_module, ParseError, INVALID_IR_TEXT};
 pub use pass::{Pass, PassManager};

@@ -211,14 +211,32 @@ pub fn assign_layouts_in(
     num_warps: u32,
     warp_size: u32,
 ) -> Result<LayoutAssignment, TtgirError> {
-    let first = assign_with(func, num_warps, warp_size, &HashMap::new(), &HashMap::new())?;
+    assign_layouts_for(func, &crate::GpuOptions { num_warps, warp_size, capability: 0 })
+}
+
+/// [`assign_layouts`] for a target: on `sm_80` and later, dots the tensor cores take get
+/// the `mma.sync` accumulator layout ([`crate::accelerate`]).
+pub fn assign_layouts_for(
+    func: &Function,
+    options: &crate::GpuOptions,
+) -> Result<LayoutAssignment, TtgirError> {
+    let (num_warps, warp_size, capability) =
+        (options.num_warps, options.warp_size, options.capability);
+    let first = assign_with(
+        func,
+        num_warps,
+        warp_size,
+        capability,
+        &HashMap::new(),
+        &HashMap::new(),
+    )?;
     let mut presets = carried_presets(func, &first);
     presets.extend(rematerialized_loads(func, &first));
     let stores = stores_in_carried_layout(func, &first, &presets);
     if presets.is_empty() && stores.is_empty() {
         return Ok(first);
     }
-    assign_with(func, num_warps, warp_size, &presets, &stores)
+    assign_with(func, num_warps, warp_size, capability, &presets, &stores)
 }
 
 /// Whether `v` is a result of a loop (`scf.for`/`scf.while`): a loop-carried value.
@@ -382,6 +400,7 @@ fn assign_with(
     func: &Function,
     num_warps: u32,
     warp_size: u32,
+    capability: u32,
     presets: &HashMap<Value, Layout>,
     store_presets: &HashMap<OpId, Layout>,
 ) -> Result<LayoutAssignment, TtgirError> {
@@ -449,7 +468,9 @@ fn assign_with(
         if let OpKind::Dot { .. } = func.kind(op) {
             let r = data.results()[0];
             if let Some(shape) = shape_of(r).filter(|s| s.len() == 2) {
-                let layout = Layout::Blocked(dot_layout(&shape, num_warps, warp_size));
+                let layout = crate::accelerate::mma_layout_for(func, op, num_warps, capability)
+                    .filter(|_| warp_size == WARP_SIZE)
+                    .unwrap_or_else(|| Layout::Blocked(dot_layout(&shape, num_warps, warp_size)));
                 st.set(r, layout.clone());
                 let acc = data.operands()[2];
                 if st.get(acc).is_none() && !has_inherent_layout(func, acc) {
@@ -652,6 +673,7 @@ impl LayoutAssignment {
             let fastest = match &layout {
                 Layout::Blocked(b) => b.order.first().copied().unwrap_or(0) as usize,
                 Layout::Slice(_) => 0,
+                Layout::Mma(_) => 1,
             };
             let mask_info = mask.map(|&m| axis.get(m));
             let vec = vector_width(

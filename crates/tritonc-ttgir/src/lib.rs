@@ -25,6 +25,7 @@
 // Per-dim rules read several parallel per-dim lists; an index reads best there.
 #![allow(clippy::needless_range_loop)]
 
+pub mod accelerate;
 pub mod assign;
 pub mod axis;
 pub mod coalesce;
@@ -35,12 +36,13 @@ pub mod pipeline;
 mod propagate;
 pub mod reduction;
 pub mod scan;
+pub mod sink;
 pub mod verify;
 
 pub use tritonc_ir::layout;
 
 pub use assign::{
-    assign_layouts, assign_layouts_in, dot_layout, LayoutAssignment, LayoutConversion, TtgirError,
+    assign_layouts, assign_layouts_for, assign_layouts_in, dot_layout, LayoutAssignment, LayoutConversion, TtgirError,
 };
 pub use axis::{AxisAnalysis, AxisInfo};
 pub use coalesce::{coalesced_layout, coalesced_layout_in_warps_of, MemoryAccess};
@@ -49,6 +51,7 @@ pub use layout::{
     BlockedLayout, InDim, Layout, LayoutError, LinearLayout, SliceLayout, ThreadRegister, WARP_SIZE,
 };
 pub use materialize::AssignLayouts;
+pub use sink::SinkConversions;
 pub use pipeline::{
     gpu_passes, lower_to_gpu_ir, print_gpu_module, GpuOptions, GpuPass, GpuPassList,
 };

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use tritonc_ir::layout::Layout;
 use tritonc_ir::{BlockId, Builder, Function, OpKind, Value};
 
-use crate::assign::{assign_layouts_in, LayoutConversion};
+use crate::assign::{assign_layouts_for, LayoutConversion};
 use crate::control::{code_ops, has_code_regions};
 use crate::pipeline::{GpuOptions, GpuPass};
 use crate::TtgirError;
@@ -27,7 +27,7 @@ impl GpuPass for AssignLayouts {
     }
 
     fn run(&self, func: &mut Function, options: &GpuOptions) -> Result<(), TtgirError> {
-        let a = assign_layouts_in(func, options.num_warps, options.warp_size)?;
+        let a = assign_layouts_for(func, options)?;
         let ops = code_ops(func);
         // Encodings first: the conversions below copy their operand's type.
         let mut values: Vec<Value> = Vec::new();

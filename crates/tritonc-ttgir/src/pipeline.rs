@@ -9,6 +9,7 @@
 use tritonc_ir::{verify_function, Function};
 
 use crate::fold::FoldConversions;
+use crate::sink::SinkConversions;
 use crate::materialize::AssignLayouts;
 use crate::verify::verify_encodings;
 use crate::TtgirError;
@@ -20,6 +21,9 @@ pub struct GpuOptions {
     pub num_warps: u32,
     /// Lanes per warp: 32 on NVIDIA GPUs, 64 on AMD's wave64 targets.
     pub warp_size: u32,
+    /// NVIDIA compute capability (`90` for `sm_90`); `0` where no tensor-core layout may
+    /// be chosen (the FMA path for every dot).
+    pub capability: u32,
 }
 
 impl GpuOptions {
@@ -28,6 +32,16 @@ impl GpuOptions {
         GpuOptions {
             num_warps,
             warp_size: crate::WARP_SIZE,
+            capability: 0,
+        }
+    }
+
+    /// NVIDIA's warps of 32 lanes on a GPU of compute capability `capability` (`80` for
+    /// `sm_80`): dots take tensor-core layouts where the target has them.
+    pub fn nvidia_sm(num_warps: u32, capability: u32) -> Self {
+        GpuOptions {
+            capability,
+            ..Self::nvidia(num_warps)
         }
     }
 }
@@ -116,7 +130,10 @@ fn verify_after(pass: &'static str, func: &Function) -> Result<(), TtgirError> {
 /// The GPU pass list, in order: layouts for every block, then redundant conversions
 /// folded away.
 pub fn gpu_passes() -> GpuPassList {
-    GpuPassList::new().add(AssignLayouts).add(FoldConversions)
+    GpuPassList::new()
+        .add(AssignLayouts)
+        .add(FoldConversions)
+        .add(SinkConversions)
 }
 
 /// `func` (tile IR) lowered to the GPU IR by [`gpu_passes`].

@@ -167,7 +167,7 @@ impl Assigner<'_> {
                         _ => default(),
                     },
                     OpKind::Broadcast => match &first_operand_layout {
-                        Some(l @ Layout::Blocked(_)) => l.clone(),
+                        Some(l @ (Layout::Blocked(_) | Layout::Mma(_))) => l.clone(),
                         _ => default(),
                     },
                     OpKind::Scan { .. } => first_operand_layout.clone().unwrap_or_else(default),

@@ -153,7 +153,11 @@ fn assign_layouts_makes_every_layout_change_an_op() {
 fn the_pass_list_is_named_and_in_order() {
     assert_eq!(
         gpu_passes().names(),
-        ["tritonc-assign-layouts", "tritonc-fold-conversions"]
+        [
+            "tritonc-assign-layouts",
+            "tritonc-fold-conversions",
+            "tritonc-sink-conversions"
+        ]
     );
 }
 
@@ -163,6 +167,7 @@ fn wave64_layouts_use_64_lanes() {
     let options = GpuOptions {
         num_warps: 4,
         warp_size: 64,
+        capability: 0,
     };
     let gpu = lower_to_gpu_ir(&m.functions[0], &options).unwrap();
     let load = ops_named(&gpu, "tt.load")[0];
@@ -177,4 +182,71 @@ fn wave64_layouts_use_64_lanes() {
     assert!(text.contains(
         "module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 64 : i32} {"
     ));
+}
+
+const DOT: &str = "module {
+  tt.func public @k(%arg4: !tt.ptr<f16>, %arg5: !tt.ptr<f16>, %arg3: !tt.ptr<f16>) {
+    %pa = tt.splat %arg4 : !tt.ptr<f16> -> tensor<128x64x!tt.ptr<f16>>
+    %arg0 = tt.load %pa : tensor<128x64x!tt.ptr<f16>> -> tensor<128x64xf16>
+    %pb = tt.splat %arg5 : !tt.ptr<f16> -> tensor<64x256x!tt.ptr<f16>>
+    %arg1 = tt.load %pb : tensor<64x256x!tt.ptr<f16>> -> tensor<64x256xf16>
+    %arg2 = tt.splat %arg3 : !tt.ptr<f16> -> tensor<128x256x!tt.ptr<f16>>
+    %0 = arith.constant dense<0.0> : tensor<128x256xf32>
+    %1 = tt.dot %arg0, %arg1, %0 {input_precision = tf32} : tensor<128x64xf16>, tensor<64x256xf16>, tensor<128x256xf32> -> tensor<128x256xf32>
+    %2 = arith.truncf %1 : tensor<128x256xf32> -> tensor<128x256xf16>
+    tt.store %arg2, %2 : tensor<128x256x!tt.ptr<f16>>, tensor<128x256xf16>
+    tt.return
+  }
+}
+";
+
+#[test]
+fn dots_take_the_mma_layout_on_sm_80_and_the_fma_tile_below() {
+    let m = parse_module(DOT).unwrap();
+    let dot_layout_on = |capability| {
+        let options = GpuOptions::nvidia_sm(8, capability);
+        let gpu = lower_to_gpu_ir(&m.functions[0], &options).unwrap();
+        let dot = ops_named(&gpu, "tt.dot")[0];
+        gpu.value_type(gpu.op(dot).results()[0]).encoding().cloned()
+    };
+    // Triton 3.6's sm_80 layout for this dot: #mma v2 on warpsPerCTA [2, 4].
+    assert_eq!(
+        dot_layout_on(80),
+        Some(Layout::Mma(tritonc_ir::MmaLayout::v2([2, 4])))
+    );
+    assert_eq!(
+        dot_layout_on(90),
+        Some(Layout::Mma(tritonc_ir::MmaLayout::v2([2, 4])))
+    );
+    assert!(matches!(dot_layout_on(75), Some(Layout::Blocked(_))));
+    assert!(matches!(dot_layout_on(0), Some(Layout::Blocked(_))));
+}
+
+#[test]
+fn the_epilogue_converts_after_the_narrowing_cast() {
+    let m = parse_module(DOT).unwrap();
+    let gpu = lower_to_gpu_ir(&m.functions[0], &GpuOptions::nvidia_sm(8, 80)).unwrap();
+    let text = print_gpu_module(&gpu, &GpuOptions::nvidia_sm(8, 80));
+    // truncf runs in the mma layout; the one conversion moves fp16.
+    assert!(text.lines().any(|l| l.contains("arith.truncf") && l.ends_with(": tensor<128x256xf32, #mma> -> tensor<128x256xf16, #mma>")), "{text}");
+    let conversions = ops_named(&gpu, "ttg.convert_layout");
+    assert_eq!(conversions.len(), 1, "{text}");
+    let moved = gpu.value_type(gpu.op(conversions[0]).operands()[0]);
+    assert_eq!(moved.dtype(), Some(tritonc_ir::DType::F16), "{text}");
+    // The text parses back to the same IR.
+    let again = parse_module(&text).unwrap();
+    assert_eq!(
+        print_gpu_module(&again.functions[0], &GpuOptions::nvidia_sm(8, 80)),
+        text
+    );
+}
+
+#[test]
+fn sink_conversions_leaves_widening_casts_and_shared_conversions() {
+    let m = parse_module(DOT).unwrap();
+    let mut gpu = lower_to_gpu_ir(&m.functions[0], &GpuOptions::nvidia_sm(8, 80)).unwrap();
+    let before = print_gpu_module(&gpu, &GpuOptions::nvidia_sm(8, 80));
+    // Running it again changes nothing: the conversion now reads a cast, not the reverse.
+    SinkConversions.run(&mut gpu, &GpuOptions::nvidia_sm(8, 80)).unwrap();
+    assert_eq!(print_gpu_module(&gpu, &GpuOptions::nvidia_sm(8, 80)), before);
 }

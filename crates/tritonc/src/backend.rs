@@ -238,7 +238,10 @@ impl Backend {
         self.nvidia_only()?;
         let options = codegen_options(spec, &self.options);
         let text = match stage {
-            crate::target::Stage::Mlir => compile_to_mlir(func, sources, &options),
+            crate::target::Stage::Mlir => {
+                let target = NvptxTarget::new(self.options.target.capability);
+                compile_to_mlir(func, sources, &target, &options)
+            }
             crate::target::Stage::Llir => with_context(|context| {
                 let target = NvptxTarget::new(self.options.target.capability);
                 compile_to_llvm_ir_in(context, func, sources, &target, &options)

@@ -33,6 +33,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             return Err(self.error("`tt.dot` takes three operands"));
         };
         let r = data.results()[0];
+        if let Some(tritonc_ttgir::Layout::Mma(mma)) = self.func.value_type(r).encoding() {
+            let mma = mma.clone();
+            return self.lower_dot_mma(op, &mma);
+        }
         let dims = |this: &Self, v| {
             this.func
                 .value_type(v)

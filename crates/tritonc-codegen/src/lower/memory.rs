@@ -291,6 +291,23 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         }
     }
 
+    /// Inline PTX without side effects (LLVM may move, merge or drop it like any pure
+    /// computation): `mma.sync`.
+    pub(super) fn pure_asm(
+        &self,
+        asm: &str,
+        constraints: &str,
+        operands: &[Value<'c, 'a>],
+        result: Type<'c>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let ctx = self.b.context();
+        let attrs: [(&str, Attribute<'c>); 2] = [
+            ("asm_string", StringAttribute::new(ctx, asm).into()),
+            ("constraints", StringAttribute::new(ctx, constraints).into()),
+        ];
+        self.mlir(self.b.value("llvm.inline_asm", operands, result, &attrs))
+    }
+
     /// Inline PTX with one result.
     pub(super) fn inline_asm_value(
         &self,

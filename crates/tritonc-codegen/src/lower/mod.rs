@@ -20,6 +20,7 @@ mod elementwise;
 mod fp8;
 mod function;
 mod memory;
+mod mma;
 mod reduce;
 mod scan;
 mod shape;
@@ -252,7 +253,7 @@ fn compile_in(
     options: &CompileOptions,
     want_llvm_ir: bool,
 ) -> Result<(CompiledKernel, Option<String>), CompileError> {
-    let mut built = build_module(context, func, sources, options)?;
+    let mut built = build_module(context, func, sources, target, options)?;
     if let Some((sm, span, why)) = &built.requires_sm {
         if target.sm < *sm {
             return Err(CompileError {
@@ -304,10 +305,11 @@ fn compile_in(
 pub fn compile_to_mlir(
     func: &Function,
     sources: &SourceMap,
+    target: &NvptxTarget,
     options: &CompileOptions,
 ) -> Result<String, CompileError> {
     let context = codegen_context();
-    let built = build_module(&context, func, sources, options)?;
+    let built = build_module(&context, func, sources, target, options)?;
     Ok(built.kernels.module().as_operation().to_string())
 }
 
@@ -327,9 +329,10 @@ fn build_module<'c>(
     context: &'c melior::Context,
     func: &Function,
     sources: &SourceMap,
+    target: &NvptxTarget,
     options: &CompileOptions,
 ) -> Result<BuiltModule<'c>, CompileError> {
-    let gpu_options = GpuOptions::nvidia(options.num_warps);
+    let gpu_options = GpuOptions::nvidia_sm(options.num_warps, target.sm);
     let layout_error = |e: tritonc_ttgir::TtgirError| CompileError {
         stage: CompileStage::Layouts,
         message: e.message,

@@ -332,16 +332,20 @@ fn loops_scans_and_dots_lower_to_the_expected_instructions() {
     let k = compile_example("cumsum.py", "cumsum_kernel", example_goldens()[2].3, 4, 90);
     assert!(k.ptx.contains("shfl.sync.bfly.b32"), "{}", k.ptx);
     assert!(k.ptx.contains("st.shared") && k.ptx.contains("bar.sync"));
-    // An FMA dot: fp16 operands widened exactly, one fma per product.
+    // A tensor-core dot on sm_90 (mma.sync, fragments by ldmatrix); on sm_75, the FMA
+    // path: fp16 operands widened exactly, one fma per product.
     let k = compile_example("matmul.py", "matmul_kernel", example_goldens()[4].3, 4, 90);
+    assert!(k.ptx.contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), "{}", k.ptx);
+    assert!(k.ptx.contains("ldmatrix.sync.aligned"), "{}", k.ptx);
+    assert!(!k.dynamic_shared);
+    let k = compile_example("matmul.py", "matmul_kernel", example_goldens()[4].3, 4, 75);
     assert!(k.ptx.contains("fma.rn.f32"), "{}", k.ptx);
     assert!(k.ptx.contains("cvt.f32.f16"), "{}", k.ptx);
-    assert!(!k.dynamic_shared);
     // The 128x256 tile of the gelu variant needs more than 48 KiB of scratch: dynamic,
     // and erf comes from libdevice (a definition, not an extern).
     let sig = "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 128, 256, 64, 8, 'gelu'";
     if tritonc_codegen::locate_libdevice().is_some() {
-        let k = compile_example("matmul.py", "matmul_kernel", sig, 8, 90);
+        let k = compile_example("matmul.py", "matmul_kernel", sig, 8, 75);
         assert!(k.dynamic_shared && k.shared_bytes > 48 * 1024);
         assert!(
             k.ptx
@@ -448,7 +452,12 @@ fn atomics_bools_bytes_shapes_and_scans_assemble() {
         "{}",
         k.ptx
     );
+    // A TF32 dot: on sm_90 the tensor cores take the fp32 bits (as Triton's PTX); on the
+    // FMA path (sm_75) the inputs are rounded with cvt.rna first.
     let k = compile_test_kernel("dot_f32_kernel", test_kernels()[5].2, 4, 90);
+    assert!(k.ptx.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), "{}", k.ptx);
+    assert!(!k.ptx.contains("cvt.rna.tf32.f32"), "{}", k.ptx);
+    let k = compile_test_kernel("dot_f32_kernel", test_kernels()[5].2, 4, 75);
     assert!(k.ptx.contains("cvt.rna.tf32.f32"), "{}", k.ptx);
     let k = compile_test_kernel("flags_kernel", test_kernels()[1].2, 4, 90);
     assert!(

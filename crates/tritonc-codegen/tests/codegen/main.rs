@@ -5,4 +5,5 @@ mod debug_assert;
 mod fixtures;
 mod from_source;
 mod reference_kernels;
+mod tensor_cores;
 mod tile_ir;

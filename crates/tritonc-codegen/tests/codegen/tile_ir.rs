@@ -273,7 +273,7 @@ fn loop_mlir_carries_each_register() {
     // 256 fp32 over 128 threads: 2 registers per thread, so the MLIR loop carries two
     // f32 values; the loads inside are predicated 64-bit vector loads.
     let options = CompileOptions::default();
-    let mlir = tritonc_codegen::compile_to_mlir(&fixtures::loop_sum(), &sources(), &options)
+    let mlir = tritonc_codegen::compile_to_mlir(&fixtures::loop_sum(), &sources(), &tritonc_codegen::NvptxTarget::new(90), &options)
         .expect("the loop kernel builds");
     assert!(mlir.contains("scf.for"), "{mlir}");
     insta::assert_snapshot!(mlir);

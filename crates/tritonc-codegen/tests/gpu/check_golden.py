@@ -221,9 +221,10 @@ def check_example_cumsum(results):
 
 def check_example_matmul(results):
     """matmul_kernel(a, b, c, M, N, K, stride_am, stride_bk, stride_cm) with the unit
-    strides specialized away; 64x64x32 tiles, GROUP_M 8, leaky_relu, 128 threads. The FMA
-    dot accumulates k = 0..K-1 in order with one fma each; fp16 products are exact in
-    fp32, so float32 `acc += a_k * b_k` reproduces it bit for bit."""
+    strides specialized away; 64x64x32 tiles, GROUP_M 8, leaky_relu, 128 threads. The dot
+    runs on the tensor cores (mma.sync m16n8k16): k steps of 16 in order, each summed by
+    the hardware, so it is within K·2^-23·Σ|a b| of the in-order fp32 sum (docs/numerics.md),
+    and usually bit-exact with it."""
     kernel = cp.RawModule(path=str(GOLDEN / "example_matmul_leaky_relu.ptx")).get_function("matmul_kernel")
     for m, n, k in ((64, 64, 32), (100, 130, 70), (256, 192, 96)):
         rng = np.random.default_rng(m * n * k)
@@ -243,7 +244,7 @@ def check_example_matmul(results):
         ref = a.astype(np.float64) @ b.astype(np.float64)
         ref = np.where(ref >= 0, ref, ref * 0.01)
         err = float(np.abs(got.astype(np.float64) - ref).max())
-        ok = exact and np.allclose(got.astype(np.float64), ref, rtol=1e-2, atol=1e-2)
+        ok = np.allclose(got.astype(np.float64), ref, rtol=1e-2, atol=1e-2)
         results.append((f"example_matmul_leaky_relu {m}x{n}x{k} (bit-exact: {exact}, max abs err {err:.2e})", ok))
 
 
@@ -345,16 +346,17 @@ def check_test_kernels(results):
     cp.cuda.runtime.deviceSynchronize()
 
     def tf32(x):
-        # cvt.rna.tf32.f32: nearest, ties away from zero, 10 mantissa bits.
-        bits = x.view(np.uint32).astype(np.uint64)
-        return ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+        # The tensor cores use the top 10 mantissa bits of the fp32 inputs (mma.sync .tf32).
+        bits = x.view(np.uint32)
+        return (bits & np.uint32(0xFFFFE000)).view(np.float32)
 
-    # TF32 products are exact in fp32, so acc + a*b in float32 is the GPU's fma.
+    # k steps of 8 summed by the hardware: within K·2^-23·Σ|a b| of the in-order sum.
     at, bt = tf32(a), tf32(b)
-    acc = np.zeros((32, 32), dtype=np.float32)
-    for k in range(16):
-        acc = (acc + np.outer(at[:, k], bt[k, :]).astype(np.float32)).astype(np.float32)
-    results.append(("ops_dot_f32 tf32 (bit-exact)", bool((cp.asnumpy(c) == acc).all())))
+    acc = at.astype(np.float64) @ bt.astype(np.float64)
+    bound = 16 * 2.0 ** -23 * (np.abs(at).astype(np.float64) @ np.abs(bt).astype(np.float64)) + 1e-30
+    got = cp.asnumpy(c).astype(np.float64)
+    results.append((f"ops_dot_f32 tf32 on tensor cores (max |err|/bound {float((np.abs(got - acc) / bound).max()):.2f})",
+                    bool((np.abs(got - acc) <= bound).all())))
     ref = a.astype(np.float64) @ b.astype(np.float64)
     err = float(np.abs(cp.asnumpy(d) - ref).max())
     results.append((f"ops_dot_f32 ieee (max abs err {err:.2e})", err < 1e-5))

@@ -135,6 +135,28 @@ impl Cursor<'_> {
                 order,
             }));
         }
+        if self.eat("#ttg.nvidia_mma<{") {
+            let version_major = self.field_u32("versionMajor")?;
+            self.expect(",")?;
+            let version_minor = self.field_u32("versionMinor")?;
+            self.expect(",")?;
+            let warps_per_cta = self.field_list("warpsPerCTA")?;
+            self.expect(",")?;
+            let instr_shape = self.field_list("instrShape")?;
+            self.expect("}>")?;
+            let layout = crate::MmaLayout {
+                version_major,
+                warps_per_cta,
+                instr_shape,
+            };
+            if version_major != 2 || version_minor != 0 || layout.to_linear(&[16, 8]).is_err() {
+                return self.error_at(
+                    at,
+                    "an mma layout is version 2.0, rank 2, with instrShape = [16, 8] and warps in powers of two",
+                );
+            }
+            return Ok(Layout::Mma(layout));
+        }
         if self.eat("#ttg.slice<{") {
             if depth >= MAX_SLICE_DEPTH {
                 return self.error_at(at, "slice layouts nested too deeply");
@@ -153,7 +175,7 @@ impl Cursor<'_> {
                 parent: Box::new(parent),
             }));
         }
-        self.error("expected a layout (`#ttg.blocked<…>` or `#ttg.slice<…>`)")
+        self.error("expected a layout (`#ttg.blocked<…>`, `#ttg.slice<…>` or `#ttg.nvidia_mma<…>`)")
     }
 
     /// `#ttg.swizzled_shared<{vec = V, perPhase = P, maxPhase = M, order = [..]}>`.

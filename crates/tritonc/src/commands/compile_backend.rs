@@ -110,7 +110,10 @@ pub fn emit_ttgir(
     let mut outputs = Vec::new();
     for v in variants(kernel, bound, request)? {
         let func = lower(kernel, &v.spec, warnings)?;
-        let options = tritonc_ttgir::GpuOptions::nvidia(v.spec.options.num_warps);
+        let options = tritonc_ttgir::GpuOptions::nvidia_sm(
+            v.spec.options.num_warps,
+            request.target.capability,
+        );
         let gpu = tritonc_ttgir::lower_to_gpu_ir(&func, &options).map_err(|e| {
             let mut d = Diagnostic::error(
                 codes::BACKEND_UNSUPPORTED,

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Compiles the tensor-core benchmark cases on this (GPU-less) machine, both sides:
+tritonc's bundle for `--target sm_80` and upstream Triton's sm_80 PTX for the same source
+and launch config; then assembles both PTX files with the same ptxas for `-arch=sm_90`
+(so the H200 runs both as compiled here, not JIT-compiled by the driver) and records
+`ptxas -v` for sm_80 and sm_90 (registers, spills, shared memory).
+
+    python3 bench/tc/prepare.py [--tritonc target/release/tritonc] [--out bench/tc/out] [--quick]
+
+bench/tc/run.py times the cases on the GPU."""
+
+import argparse
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench" / "tc"))
+
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+import kernels  # noqa: E402
+
+SIG = {"fp16": "*fp16", "bf16": "*bf16", "fp32": "*fp32", "i8": "*i8", "i32": "*i32"}
+
+
+def cases(quick):
+    out = []
+    sizes = [4096] if quick else [4096, 8192]
+    for dt in ["fp16", "bf16"]:
+        for size in sizes:
+            for (bm, bn, bk, w) in [(128, 256, 64, 8), (128, 128, 64, 4)]:
+                for stages in ([3] if quick else [3, 4]):
+                    for form in ["plus_equals", "three_arg"]:
+                        if dt == "bf16" and form == "three_arg":
+                            continue
+                        out.append(dict(kind="matmul", dtype=dt, out=dt, size=size, bm=bm, bn=bn, bk=bk,
+                                        warps=w, stages=stages, form=form))
+    out.append(dict(kind="matmul", dtype="fp32", out="fp32", size=4096, bm=128, bn=128, bk=32,
+                    warps=4, stages=3, form="plus_equals"))
+    out.append(dict(kind="matmul", dtype="i8", out="i32", size=4096, bm=128, bn=128, bk=64,
+                    warps=4, stages=3, form="plus_equals"))
+    for (d, bm, bn, w) in [(64, 128, 64, 4), (128, 128, 64, 8)]:
+        out.append(dict(kind="attention", dtype="fp16", heads=32, seq=4096, dim=d, bm=bm, bn=bn,
+                        warps=w, stages=3))
+    for c in out:
+        if c["kind"] == "matmul":
+            c["name"] = (f"mm_{c['dtype']}_{c['size']}_{c['bm']}x{c['bn']}x{c['bk']}_w{c['warps']}"
+                         f"_s{c['stages']}_{c['form']}")
+        else:
+            c["name"] = f"attn_d{c['dim']}_{c['bm']}x{c['bn']}_w{c['warps']}"
+    return out
+
+
+def signature(c):
+    """(tritonc signature text, Triton signature dict, constexprs, kernel fn, kernel name)."""
+    if c["kind"] == "matmul":
+        ptr, out = SIG[c["dtype"]], SIG[c["out"]]
+        plus = c["form"] == "plus_equals"
+        names = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_a", "stride_b", "stride_c"]
+        types = [ptr, ptr, out] + ["i32"] * 6
+        consts = {"BM": c["bm"], "BN": c["bn"], "BK": c["bk"], "GROUP": 8, "PLUS_EQUALS": plus}
+        text = ", ".join(f"{t}:16" for t in types) + f", {c['bm']}, {c['bn']}, {c['bk']}, 8, {plus}"
+        return text, names, types, consts, kernels.bench_matmul, "bench_matmul"
+    names = ["q_ptr", "k_ptr", "v_ptr", "o_ptr", "N_CTX", "stride_h", "stride_s"]
+    types = ["*fp16"] * 4 + ["i32"] * 3
+    consts = {"HEAD_DIM": c["dim"], "BLOCK_M": c["bm"], "BLOCK_N": c["bn"]}
+    text = ", ".join(f"{t}:16" for t in types) + f", {c['dim']}, {c['bm']}, {c['bn']}"
+    return text, names, types, consts, kernels.bench_attention, "bench_attention"
+
+
+def ptxas_v(ptxas, ptx, arch, cubin=None):
+    cmd = [ptxas, f"-arch={arch}", "-v", str(ptx), "-o", str(cubin or os.devnull)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"ptxas {arch} {ptx}: {p.stderr.strip()[:400]}")
+    text = p.stderr
+    get = lambda pat: int(m.group(1)) if (m := re.search(pat, text)) else 0  # noqa: E731
+    return {"registers": get(r"Used (\d+) registers"), "spill_stores": get(r"(\d+) bytes spill stores"),
+            "spill_loads": get(r"(\d+) bytes spill loads"), "smem": get(r"(\d+) bytes smem")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tritonc", default=str(ROOT / "target" / "release" / "tritonc"))
+    ap.add_argument("--ptxas", default=str(ROOT / ".tools" / "cuda" / "bin" / "ptxas"))
+    ap.add_argument("--out", default=str(ROOT / "bench" / "tc" / "out"))
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    index = []
+    for c in cases(args.quick):
+        d = out / c["name"]
+        d.mkdir(exist_ok=True)
+        text, names, types, consts, fn, kname = signature(c)
+        # tritonc
+        cmd = [args.tritonc, "compile", str(ROOT / "bench" / "tc" / "kernels.py"), "--kernel", kname,
+               "--signature", text, "--num-warps", str(c["warps"]), "--target", "sm_80",
+               "-o", str(d / "tritonc"), "--no-cache"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"{c['name']}: tritonc failed: {p.stderr.strip()[:300]}")
+            continue
+        bundle = next((d / "tritonc").iterdir())
+        meta = json.loads((bundle / "bundle.json").read_text())
+        c["tritonc_entry"] = meta["entry"]
+        c["tritonc_shared"] = meta.get("dynamic_shared_bytes", 0)
+        c["tritonc_sm80"] = ptxas_v(args.ptxas, bundle / "kernel.ptx", "sm_80")
+        c["tritonc_sm90"] = ptxas_v(args.ptxas, bundle / "kernel.ptx", "sm_90", d / "tritonc.cubin")
+        # Triton
+        sig = dict(zip(names, types))
+        sig.update({k: "constexpr" for k in consts})
+        attrs = {(i,): [["tt.divisibility", 16]] for i in range(len(names))}
+        src = ASTSource(fn, sig, consts, attrs)
+        k = triton.compile(src, target=GPUTarget("cuda", 80, 32),
+                           options={"num_warps": c["warps"], "num_stages": c["stages"]})
+        (d / "triton.ptx").write_text(k.asm["ptx"])
+        c["triton_entry"] = k.metadata.name
+        c["triton_shared"] = k.metadata.shared
+        c["triton_sm80"] = ptxas_v(args.ptxas, d / "triton.ptx", "sm_80")
+        c["triton_sm90"] = ptxas_v(args.ptxas, d / "triton.ptx", "sm_90", d / "triton.cubin")
+        c["args"] = names
+        params = set(re.findall(r"\b" + re.escape(k.metadata.name) + r"_param_(\d+)", k.asm["ptx"]))
+        c["triton_extra_args"] = len(params) - len(names)
+        index.append(c)
+        t80, r80 = c["tritonc_sm80"], c["triton_sm80"]
+        print(f"{c['name']:44} sm_80 regs/spill/smem tritonc {t80['registers']}/{t80['spill_stores']}/"
+              f"{c['tritonc_shared'] or t80['smem']} Triton {r80['registers']}/{r80['spill_stores']}/{c['triton_shared']}")
+    (out / "cases.json").write_text(json.dumps(index, indent=1))
+    print(f"{len(index)} cases in {out}")
+
+
+if __name__ == "__main__":
+    main()

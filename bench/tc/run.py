@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Times the tensor-core cases prepare.py compiled: tritonc's sm_80 code against Triton's
+sm_80 code for the same source and launch config, both assembled by the same ptxas for
+sm_90, loaded with CuPy, on one GPU in one run.
+
+Method (docs/benchmarks.md): before every timed launch L2 is flushed by writing one
+buffer and reading another; sides alternate within each round; the median of ROUNDS
+launches per side is reported; an A/A pair (tritonc against itself) gives the run's noise
+floor. Every output is checked against PyTorch first (fp32 reference; int8 exact).
+
+    python3 bench/tc/run.py --cases bench/tc/out [--rounds 30] [--json out.json]"""
+
+import argparse
+import json
+import pathlib
+import statistics
+
+import cupy as cp
+import numpy as np
+import torch
+
+TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "i8": torch.int8,
+         "i32": torch.int32}
+
+
+class Kernel:
+    def __init__(self, cubin, entry, shared, extra_args, block):
+        self.fn = cp.RawModule(path=str(cubin)).get_function(entry)
+        self.shared = shared
+        if shared > 48 * 1024:
+            self.fn.max_dynamic_shared_size_bytes = shared
+        self.extra = (np.uint64(0),) * extra_args
+        self.block = block
+
+    def launch(self, grid, args):
+        self.fn(grid, self.block, tuple(args) + self.extra, shared_mem=self.shared)
+
+
+def flusher():
+    a = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    b = torch.ones(256 << 20, dtype=torch.uint8, device="cuda")
+
+    def flush():
+        a.fill_(1)
+        b.sum()
+    return flush
+
+
+def time_sides(sides, rounds, flush):
+    for fn in sides.values():
+        fn()
+    torch.cuda.synchronize()
+    ev = {k: [] for k in sides}
+    for _ in range(rounds):
+        for k, fn in sides.items():
+            flush()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            ev[k].append((s, e))
+    torch.cuda.synchronize()
+    return {k: statistics.median(s.elapsed_time(e) for s, e in v) for k, v in ev.items()}
+
+
+def setup(c):
+    if c["kind"] == "matmul":
+        n = c["size"]
+        dt = TORCH[c["dtype"]]
+        if c["dtype"] == "i8":
+            a = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
+            b = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
+        else:
+            a = torch.randn(n, n, device="cuda", dtype=torch.float32).to(dt)
+            b = torch.randn(n, n, device="cuda", dtype=torch.float32).to(dt)
+        outs = [torch.empty(n, n, device="cuda", dtype=TORCH[c["out"]]) for _ in range(2)]
+        grid = ((n // c["bm"]) * (n // c["bn"]), 1, 1)
+        args = lambda o: [a.data_ptr(), b.data_ptr(), o.data_ptr(), n, n, n, n, n, n]  # noqa: E731
+        if c["dtype"] == "i8":
+            ref = (a.double() @ b.double())  # exact in fp64 for these sizes
+            ref = ref.to(torch.int64).to(torch.int32)
+        else:
+            ref = a.float() @ b.float()
+        flops = 2 * n ** 3
+        return outs, grid, args, ref, flops
+    h, s, d = c["heads"], c["seq"], c["dim"]
+    q, k, v = (torch.randn(h, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
+    outs = [torch.empty_like(q) for _ in range(2)]
+    grid = (s // c["bm"], h, 1)
+    args = lambda o: [q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), s, s * d, d]  # noqa: E731
+    p = torch.softmax((q.float() @ k.float().transpose(1, 2)) * 0.125, dim=-1)
+    ref = p @ v.float()
+    return outs, grid, args, ref, 4 * h * s * s * d
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", default="bench/tc/out")
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--json")
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+    root = pathlib.Path(a.cases)
+    cases = json.loads((root / "cases.json").read_text())
+    flush = flusher()
+    results = []
+    print(f"{'case':46} {'tritonc':>9} {'Triton':>9} {'ratio':>6} {'A/A':>6} {'err t/T':>15}  regs t/T")
+    for c in cases:
+        if a.only and a.only not in c["name"]:
+            continue
+        d = root / c["name"]
+        block = (32 * c["warps"], 1, 1)
+        tc = Kernel(d / "tritonc.cubin", c["tritonc_entry"], c["tritonc_shared"], 0, block)
+        tr = Kernel(d / "triton.cubin", c["triton_entry"], c["triton_shared"], c["triton_extra_args"], block)
+        outs, grid, args, ref, flops = setup(c)
+        tc.launch(grid, args(outs[0]))
+        tr.launch(grid, args(outs[1]))
+        torch.cuda.synchronize()
+        errs = []
+        for o in outs:
+            if c.get("out") == "i32":
+                errs.append(0.0 if torch.equal(o, ref) else float((o.long() - ref.long()).abs().max()))
+            else:
+                errs.append(float((o.float() - ref).abs().max()))
+        t = time_sides({"tritonc": lambda: tc.launch(grid, args(outs[0])),
+                        "triton": lambda: tr.launch(grid, args(outs[1])),
+                        "tritonc_again": lambda: tc.launch(grid, args(outs[0]))}, a.rounds, flush)
+        r = dict(c, ms_tritonc=t["tritonc"], ms_triton=t["triton"], ms_aa=t["tritonc_again"],
+                 ratio=t["triton"] / t["tritonc"], aa=t["tritonc_again"] / t["tritonc"],
+                 tflops_tritonc=flops / t["tritonc"] / 1e9, tflops_triton=flops / t["triton"] / 1e9,
+                 err_tritonc=errs[0], err_triton=errs[1])
+        results.append(r)
+        print(f"{c['name']:46} {r['tflops_tritonc']:9.1f} {r['tflops_triton']:9.1f} {r['ratio']:6.3f} "
+              f"{r['aa']:6.3f} {errs[0]:7.3g}/{errs[1]:<7.3g}  {c['tritonc_sm90']['registers']}/{c['triton_sm90']['registers']}",
+              flush=True)
+    if a.json:
+        pathlib.Path(a.json).write_text(json.dumps(results, indent=1))
+    ratios = [r["ratio"] for r in results]
+    if ratios:
+        print(f"median ratio {statistics.median(ratios):.3f} over {len(ratios)} cases "
+              f"(A/A {min(r['aa'] for r in results):.3f}–{max(r['aa'] for r in results):.3f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,444 @@
+//! `tt.dot` on the tensor cores: `mma.sync` (sm_80 and later) for a dot whose result is in
+//! the `#ttg.nvidia_mma` layout (chosen by `tritonc_ttgir::accelerate`).
+//!
+//! A and B are staged in shared memory in one of two orientations each, whichever their
+//! registers are contiguous along (so the stores are vectors):
+//! - **K-contiguous** (`A` as `[M][K + pad]`, `B` as `[N][K + pad]`), read with
+//!   `ldmatrix` (every element width: a 16-byte row of an 8×8 `b16` matrix is eight fp16,
+//!   four tf32 or sixteen int8 values along K, which is the fragment the PTX ISA gives each
+//!   `mma.sync` shape);
+//! - **M- or N-contiguous** (`A` as `[K][M + pad]`, `B` as `[K][N + pad]`), 16-bit types
+//!   only, read with `ldmatrix.trans`.
+//!
+//! Rows are padded by 16 bytes, so the eight rows one `ldmatrix` matrix reads fall in
+//! eight different 16-byte bank groups. Then, per K step of the instruction (16 fp16/bf16,
+//! 8 tf32, 32 int8), each warp loads the A fragments of its 16-row tiles and the B
+//! fragments of its 8-column tiles and issues one `mma.sync.m16n8kK` per tile pair,
+//! accumulating into the registers of the `#mma` layout (register `4·(j + TN·i) + c` is
+//! element `c` of tile `(i, j)`). Every output is accumulated over K in steps of the
+//! instruction's K, in increasing K: the order the interpreter is compared at with
+//! `docs/numerics.md`'s dot tolerance.
+
+use melior::ir::{
+    attribute::{DenseI64ArrayAttribute, IntegerAttribute},
+    r#type::IntegerType,
+    Attribute, Type, Value, ValueLike,
+};
+use tritonc_ir::{DType, MmaLayout, OpId, OpKind};
+use tritonc_ttgir::LinearLayout;
+
+use super::function::{FunctionLowering, Lowered};
+use super::LowerError;
+
+/// One `mma.sync` shape and type combination.
+struct Instr {
+    /// PTX of the instruction (without operands).
+    name: &'static str,
+    /// Elements of A and B along K per instruction.
+    k_step: u64,
+    /// Constraint letter of the accumulator registers (`f` or `r`).
+    acc_letter: &'static str,
+}
+
+fn instr_for(a: DType, acc: DType) -> Option<Instr> {
+    Some(match (a, acc) {
+        (DType::F16, DType::F32) => Instr {
+            name: "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+            k_step: 16,
+            acc_letter: "f",
+        },
+        (DType::BF16, DType::F32) => Instr {
+            name: "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+            k_step: 16,
+            acc_letter: "f",
+        },
+        (DType::F32, DType::F32) => Instr {
+            name: "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+            k_step: 8,
+            acc_letter: "f",
+        },
+        (DType::I8, DType::I32) => Instr {
+            name: "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32",
+            k_step: 32,
+            acc_letter: "r",
+        },
+        _ => return None,
+    })
+}
+
+/// Where one operand lives in shared memory.
+struct Staged {
+    /// Bytes from the start of the scratch array.
+    byte_offset: u32,
+    /// Element strides of the operand's logical dims (A: `[m, k]`, B: `[k, n]`).
+    strides: [u64; 2],
+    /// Whether it is read with `ldmatrix.trans` (stored K-major for a 16-bit type).
+    trans: bool,
+    /// Bytes it takes.
+    bytes: u64,
+}
+
+impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
+    pub(super) fn lower_dot_mma(&mut self, op: OpId, mma: &MmaLayout) -> Result<(), LowerError> {
+        let OpKind::Dot {
+            input_precision, ..
+        } = *self.func.kind(op)
+        else {
+            unreachable!("invariant: lower_dot_mma is called on tt.dot")
+        };
+        let data = self.func.op(op);
+        let [a_v, b_v, _] = data.operands()[..] else {
+            return Err(self.error("`tt.dot` takes three operands"));
+        };
+        let r = data.results()[0];
+        let shape_of = |this: &Self, v| {
+            this.func
+                .value_type(v)
+                .known_shape()
+                .filter(|s: &Vec<u64>| s.len() == 2)
+                .ok_or_else(|| this.error("a tensor-core dot is 2-D"))
+        };
+        let (a_shape, b_shape) = (shape_of(self, a_v)?, shape_of(self, b_v)?);
+        let (m, k, n) = (a_shape[0], a_shape[1], b_shape[1]);
+        let dtype = |v| self.func.value_type(v).dtype();
+        let (Some(a_dt), Some(b_dt), Some(acc_dt)) = (dtype(a_v), dtype(b_v), dtype(r)) else {
+            return Err(self.error("dot operands must be numbers"));
+        };
+        let instr = instr_for(a_dt, acc_dt)
+            .filter(|_| a_dt == b_dt)
+            .filter(|_| {
+                tritonc_ttgir::accelerate::mma_k_step(a_dt, b_dt, acc_dt, input_precision)
+                    .is_some()
+            })
+            .ok_or_else(|| {
+                self.error(format!(
+                    "a `{a_dt}` × `{b_dt}` → `{acc_dt}` dot has no `mma.sync` form"
+                ))
+            })?;
+        if k % instr.k_step != 0 {
+            return Err(self.error(format!(
+                "K = {k} is not a multiple of the `mma.sync` K step {}",
+                instr.k_step
+            )));
+        }
+        let elem_bytes = u64::from(a_dt.bitwidth().unwrap_or(8)) / 8;
+        // Elements of one 16-byte ldmatrix row.
+        let row_elems = 16 / elem_bytes;
+        let a_ty = self.elem_type(a_v)?;
+        let b_ty = self.elem_type(b_v)?;
+
+        let acc_linear = self.result_linear(r)?;
+        let (wm, wn) = (
+            u64::from(mma.warps_per_cta[0]),
+            u64::from(mma.warps_per_cta[1]),
+        );
+        // Warp tiles: 16-row tiles i at rows 16·wm·i, 8-column tiles j at columns 8·wn·j.
+        let tiles_m = (m / (16 * wm)).max(1);
+        let tiles_n = (n / (8 * wn)).max(1);
+        if acc_linear.num_registers() as u64 != 4 * tiles_m * tiles_n {
+            return Err(self.error(format!(
+                "a {m}×{n} block is too small for the mma layout's {}×{} warps",
+                wm, wn
+            )));
+        }
+
+        // Stage A and B in shared memory.
+        let mut layouts = Vec::new();
+        for i in 0..2 {
+            let layout = self
+                .layouts
+                .operand_layout(self.func, op, i)
+                .ok_or_else(|| self.error("dot operand without a layout"))?
+                .clone();
+            layouts.push(self.linear_of(data.operands()[i], &layout)?);
+        }
+        // An A operand in this accumulator layout (a chained dot's, 16-bit) is read from
+        // registers: its 16×8 tiles are the A fragment's halves.
+        let a_in_registers = elem_bytes == 2
+            && wn == 1
+            && matches!(
+                self.layouts.operand_layout(self.func, op, 0),
+                Some(tritonc_ttgir::Layout::Mma(a_mma)) if a_mma == mma
+            )
+            && layouts[0].num_registers() as u64 == 4 * tiles_m * (k / 8);
+        // A is [m, k]: its outer dim is 0; B is [k, n]: its outer dim is 1.
+        let a_stage = stage(&layouts[0], 0, [m, k], elem_bytes, row_elems, 0);
+        let b_start = if a_in_registers {
+            0
+        } else {
+            a_stage.bytes.next_multiple_of(128)
+        };
+        let b_stage = stage(&layouts[1], 1, [k, n], elem_bytes, row_elems, b_start);
+        self.claim_shared(b_start + b_stage.bytes)?;
+        let a_regs = self.operand(op, 0)?.regs;
+        if !a_in_registers {
+            self.stage_write(&a_regs, a_ty, &layouts[0], &a_stage)?;
+        }
+        let b_regs = self.operand(op, 1)?.regs;
+        self.stage_write(&b_regs, b_ty, &layouts[1], &b_stage)?;
+        self.mlir(self.b.barrier())?;
+
+        // Each lane's ldmatrix row, as a layout over the operand's logical coordinates.
+        let warp_m: Vec<Vec<u64>> = acc_linear
+            .warps
+            .iter()
+            .map(|w| vec![w[0], 0])
+            .collect();
+        let warp_n: Vec<Vec<u64>> = acc_linear
+            .warps
+            .iter()
+            .map(|w| vec![0, w[1]])
+            .collect();
+        let a_lanes: Vec<Vec<u64>> = if a_stage.trans {
+            vec![vec![0, 1], vec![0, 2], vec![0, 4], vec![8, 0], vec![0, 8]]
+        } else {
+            vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![0, row_elems]]
+        };
+        // Lanes 16–31 address the second of two N tiles (`x4`), when the warp has two.
+        let second_n = if tiles_n > 1 { 8 * wn } else { 0 };
+        let b_lanes: Vec<Vec<u64>> = if b_stage.trans {
+            vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![0, second_n]]
+        } else {
+            vec![vec![0, 1], vec![0, 2], vec![0, 4], vec![row_elems, 0], vec![0, second_n]]
+        };
+        let a_rows = LinearLayout {
+            shape: vec![m, k],
+            registers: Vec::new(),
+            lanes: a_lanes,
+            warps: warp_m,
+        };
+        let b_rows = LinearLayout {
+            shape: vec![k, n],
+            registers: Vec::new(),
+            lanes: b_lanes,
+            warps: warp_n,
+        };
+        let a_base = self.stage_index(&a_rows, &a_stage)?;
+        let b_base = self.stage_index(&b_rows, &b_stage)?;
+
+        let acc = self.operand(op, 2)?.regs;
+        let mut acc = acc;
+        let steps = k / instr.k_step;
+        for s in 0..steps {
+            let k0 = s * instr.k_step;
+            let mut a_frags = Vec::new();
+            for i in 0..tiles_m {
+                if a_in_registers {
+                    // Tiles (i, 2s) and (i, 2s + 1) of A's 8-column tiles: c0c1, c2c3 of each.
+                    let tiles_k = (k / 8) as usize;
+                    let mut frag = Vec::new();
+                    for half in 0..2 {
+                        let at = 4 * ((2 * s as usize + half) + tiles_k * i as usize);
+                        frag.push(self.pack_pair(a_regs[at], a_regs[at + 1])?);
+                        frag.push(self.pack_pair(a_regs[at + 2], a_regs[at + 3])?);
+                    }
+                    a_frags.push(frag);
+                    continue;
+                }
+                let c = 16 * wm * i * a_stage.strides[0] + k0 * a_stage.strides[1];
+                a_frags.push(self.ldmatrix(a_ty, &a_stage, c, a_base, 4)?);
+            }
+            let mut b_frags: Vec<Vec<Value<'c, 'a>>> = Vec::new();
+            let mut j = 0;
+            while j < tiles_n {
+                let c = k0 * b_stage.strides[0] + 8 * wn * j * b_stage.strides[1];
+                if j + 1 < tiles_n {
+                    let regs = self.ldmatrix(b_ty, &b_stage, c, b_base, 4)?;
+                    b_frags.push(regs[..2].to_vec());
+                    b_frags.push(regs[2..].to_vec());
+                    j += 2;
+                } else {
+                    b_frags.push(self.ldmatrix(b_ty, &b_stage, c, b_base, 2)?);
+                    j += 1;
+                }
+            }
+            for i in 0..tiles_m as usize {
+                for j in 0..tiles_n as usize {
+                    let at = 4 * (j + tiles_n as usize * i);
+                    let out = self.mma_sync(&instr, &a_frags[i], &b_frags[j], &acc[at..at + 4])?;
+                    acc.splice(at..at + 4, out);
+                }
+            }
+        }
+        self.shared_in_use = true;
+        self.values.insert(r, Lowered::block(acc));
+        Ok(())
+    }
+
+    /// Two 16-bit values as one 32-bit register (`lo` in the low half).
+    fn pack_pair(&self, lo: Value<'c, 'a>, hi: Value<'c, 'a>) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let elem = lo.r#type();
+        let vt = Type::parse(ctx, &format!("vector<2x{elem}>"))
+            .ok_or_else(|| self.error("cannot form a 2-element vector"))?;
+        let mut v = self.mlir(b.value("llvm.mlir.undef", &[], vt, &[]))?;
+        for (i, e) in [lo, hi].into_iter().enumerate() {
+            let pos = self.i32c(i as i32)?;
+            v = self.mlir(b.value("llvm.insertelement", &[v, e, pos], vt, &[]))?;
+        }
+        let i32t: Type = IntegerType::new(ctx, 32).into();
+        self.mlir(b.value("llvm.bitcast", &[v], i32t, &[]))
+    }
+
+    /// Writes an operand's registers to its staging area, as vectors along the stored
+    /// rows where its registers are contiguous there.
+    fn stage_write(
+        &mut self,
+        regs: &[Value<'c, 'a>],
+        elem: Type<'c>,
+        linear: &LinearLayout,
+        staged: &Staged,
+    ) -> Result<(), LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let fast = if staged.strides[0] == 1 { 0 } else { 1 };
+        let elem_bytes = super::shared::storage_bytes(elem);
+        let vec = (linear.contiguous_registers(fast) as u64).min(16 / elem_bytes) as usize;
+        let thread = self.stage_index(linear, staged)?;
+        let coords = linear.register_coords();
+        let i64t: Type = IntegerType::new(ctx, 64).into();
+        let align: Attribute = IntegerAttribute::new(i64t, (vec as u64 * elem_bytes) as i64).into();
+        let vt = Type::parse(ctx, &format!("vector<{vec}x{elem}>"))
+            .ok_or_else(|| self.error("cannot form the staging vector type"))?;
+        for r in (0..regs.len()).step_by(vec) {
+            let c = &coords[r];
+            let index = c[0] * staged.strides[0] + c[1] * staged.strides[1];
+            let slot = self.shared_slot(elem, staged.byte_offset, index, thread)?;
+            let value = if vec == 1 {
+                regs[r]
+            } else {
+                let mut v = self.mlir(b.value("llvm.mlir.undef", &[], vt, &[]))?;
+                for (i, &e) in regs[r..r + vec].iter().enumerate() {
+                    let pos = self.i32c(i as i32)?;
+                    v = self.mlir(b.value("llvm.insertelement", &[v, e, pos], vt, &[]))?;
+                }
+                v
+            };
+            self.mlir(b.effect("llvm.store", &[value, slot], &[("alignment", align)]))?;
+        }
+        Ok(())
+    }
+
+    /// This thread's element index in a staging area for the lane and warp part of
+    /// `linear` (over the operand's logical coordinates).
+    fn stage_index(
+        &mut self,
+        linear: &LinearLayout,
+        staged: &Staged,
+    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
+        let offsets = self.thread_offsets(linear)?;
+        let mut acc: Option<Value<'c, 'a>> = None;
+        for (d, off) in offsets.into_iter().enumerate() {
+            let Some(off) = off else { continue };
+            let scaled = if staged.strides[d] == 1 {
+                off
+            } else {
+                let s = self.i32c(staged.strides[d] as i32)?;
+                self.mlir(self.b.binary("arith.muli", off, s))?
+            };
+            acc = Some(match acc {
+                None => scaled,
+                Some(a) => self.mlir(self.b.binary("arith.addi", a, scaled))?,
+            });
+        }
+        Ok(acc)
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16` at element `const_part +
+    /// dynamic` of a staging area: `num` 32-bit registers.
+    fn ldmatrix(
+        &self,
+        elem: Type<'c>,
+        staged: &Staged,
+        const_part: u64,
+        dynamic: Option<Value<'c, 'a>>,
+        num: usize,
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let ptr = self.shared_slot(elem, staged.byte_offset, const_part, dynamic)?;
+        let parse = |text: &str| {
+            Attribute::parse(ctx, text).ok_or_else(|| self.error(format!("bad attribute `{text}`")))
+        };
+        let i32t: Type = IntegerType::new(ctx, 32).into();
+        let layout = if staged.trans { "col" } else { "row" };
+        let fields = vec!["i32"; num].join(", ");
+        let struct_ty = Type::parse(ctx, &format!("!llvm.struct<({fields})>"))
+            .ok_or_else(|| self.error("cannot form the ldmatrix result type"))?;
+        let attrs = [
+            ("num", IntegerAttribute::new(i32t, num as i64).into()),
+            ("layout", parse(&format!("#nvvm.mma_layout<{layout}>"))?),
+            ("shape", parse("#nvvm.ld_st_matrix_shape<m = 8, n = 8>")?),
+            ("eltType", parse("#nvvm.ld_st_matrix_elt_type<b16>")?),
+        ];
+        let result = self.mlir(b.value("nvvm.ldmatrix", &[ptr], struct_ty, &attrs))?;
+        (0..num)
+            .map(|i| {
+                let pos = DenseI64ArrayAttribute::new(ctx, &[i as i64]).into();
+                self.mlir(b.value("llvm.extractvalue", &[result], i32t, &[("position", pos)]))
+            })
+            .collect()
+    }
+
+    /// One `mma.sync`: `D = A·B + C` on a 16×8 tile, A as four and B as two 32-bit
+    /// registers, C and D four accumulator registers.
+    fn mma_sync(
+        &self,
+        instr: &Instr,
+        a: &[Value<'c, 'a>],
+        b_regs: &[Value<'c, 'a>],
+        c: &[Value<'c, 'a>],
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let asm = format!(
+            "{} {{$0, $1, $2, $3}}, {{$4, $5, $6, $7}}, {{$8, $9}}, {{$10, $11, $12, $13}};",
+            instr.name
+        );
+        let l = instr.acc_letter;
+        let constraints = format!("={l},={l},={l},={l},r,r,r,r,r,r,0,1,2,3");
+        let acc_ty = c[0].r#type();
+        let struct_ty = Type::parse(ctx, &format!("!llvm.struct<({acc_ty}, {acc_ty}, {acc_ty}, {acc_ty})>"))
+            .ok_or_else(|| self.error("cannot form the mma result type"))?;
+        let mut operands = a.to_vec();
+        operands.extend_from_slice(b_regs);
+        operands.extend_from_slice(c);
+        let result = self.pure_asm(&asm, &constraints, &operands, struct_ty)?;
+        (0..4)
+            .map(|i| {
+                let pos = DenseI64ArrayAttribute::new(ctx, &[i as i64]).into();
+                self.mlir(b.value("llvm.extractvalue", &[result], acc_ty, &[("position", pos)]))
+            })
+            .collect()
+    }
+}
+
+/// Where an operand of logical shape `dims` (A: `[m, k]`, B: `[k, n]`; `outer` is its
+/// M or N dim) is staged: K-contiguous rows unless it is a 16-bit type whose registers
+/// run along its M/N dim, rows padded by 16 bytes.
+fn stage(
+    linear: &LinearLayout,
+    outer: usize,
+    dims: [u64; 2],
+    elem_bytes: u64,
+    row_elems: u64,
+    byte_offset: u64,
+) -> Staged {
+    let inner = 1 - outer;
+    let trans = elem_bytes == 2
+        && linear.contiguous_registers(outer) > linear.contiguous_registers(inner);
+    // The stored rows run along `fast`.
+    let fast = if trans { outer } else { inner };
+    let slow = 1 - fast;
+    let pitch = dims[fast] + row_elems;
+    let mut strides = [0u64; 2];
+    strides[fast] = 1;
+    strides[slow] = pitch;
+    Staged {
+        byte_offset: byte_offset as u32,
+        strides,
+        trans,
+        bytes: dims[slow] * pitch * elem_bytes,
+    }
+}

@@ -1,0 +1,154 @@
+//! Which dots run on tensor cores (Triton's `tritongpu-accelerate-matmul` decision), and
+//! on how many warps along M and N.
+//!
+//! A `tt.dot` takes the `mma.sync` accumulator layout ([`MmaLayout`], version 2) when the
+//! target has it (`sm_80` and later) and its operand and accumulator types are an
+//! instruction's:
+//!
+//! | A, B | accumulator | instruction |
+//! |---|---|---|
+//! | fp16, fp16 | fp32 | `mma.sync.m16n8k16.f32.f16.f16.f32` |
+//! | bf16, bf16 | fp32 | `mma.sync.m16n8k16.f32.bf16.bf16.f32` |
+//! | fp32, fp32 (`input_precision = tf32`) | fp32 | `mma.sync.m16n8k8.f32.tf32.tf32.f32` |
+//! | int8, int8 | int32 | `mma.sync.m16n8k32.s32.s8.s8.s32.satfinite` |
+//!
+//! and its block is 2-D with M ≥ 16, N ≥ 8 and K at least one instruction step. Every
+//! other dot (fp16 accumulators, `ieee` and `tf32x3` fp32, fp8, 3-D, smaller blocks) stays
+//! on the FMA units in a blocked layout.
+//!
+//! Warps are placed as Triton's `warpsPerTileV2` places them: doubled along M while M has
+//! more 16-row tiles per warp than N has 16-column ones, else along N; a dot whose result
+//! feeds the A operand of another dot (attention's `P·V`) puts every warp along M so the
+//! rows a warp owns stay its own across both dots, and so does the second dot (whose A
+//! then arrives in the first's accumulator layout, and is read from registers).
+
+use tritonc_ir::layout::Layout;
+use tritonc_ir::{DType, Function, InputPrecision, MmaLayout, OpId, OpKind, Value};
+
+use crate::assign::is_elementwise;
+
+/// The K step of the `mma.sync` instruction a dot of these operand types would use, or
+/// `None` when no instruction takes them.
+pub fn mma_k_step(a: DType, b: DType, acc: DType, precision: InputPrecision) -> Option<u64> {
+    match (a, b, acc) {
+        (DType::F16, DType::F16, DType::F32) | (DType::BF16, DType::BF16, DType::F32) => Some(16),
+        (DType::F32, DType::F32, DType::F32) if precision == InputPrecision::Tf32 => Some(8),
+        (DType::I8, DType::I8, DType::I32) => Some(32),
+        _ => None,
+    }
+}
+
+/// The tensor-core layout of `dot`'s result on a target of compute capability
+/// `capability` (`0`: none), or `None` when it stays on the FMA units.
+pub fn mma_layout_for(func: &Function, dot: OpId, num_warps: u32, capability: u32) -> Option<Layout> {
+    if capability < 80 {
+        return None;
+    }
+    let OpKind::Dot {
+        input_precision, ..
+    } = *func.kind(dot)
+    else {
+        return None;
+    };
+    let data = func.op(dot);
+    let [a, b, _] = data.operands()[..] else {
+        return None;
+    };
+    let r = data.results()[0];
+    let dtype = |v: Value| func.value_type(v).dtype();
+    let k_step = mma_k_step(dtype(a)?, dtype(b)?, dtype(r)?, input_precision)?;
+    let shape = func.value_type(r).known_shape()?;
+    let a_shape = func.value_type(a).known_shape()?;
+    if shape.len() != 2 || a_shape.len() != 2 {
+        return None;
+    }
+    let (m, n, k) = (shape[0], shape[1], a_shape[1]);
+    if m < 16 || n < 8 || k < k_step || k % k_step != 0 {
+        return None;
+    }
+    let warps = if feeds_a_dot(func, r) || a_from_dot(func, a) {
+        [num_warps.min((m / 16) as u32).max(1), 1]
+    } else {
+        warps_per_tile(m, n, num_warps)
+    };
+    if warps[0] * warps[1] != num_warps {
+        // Fewer 16-row tiles than warps on a chained dot: keep every warp busy on FMA.
+        return None;
+    }
+    Some(Layout::Mma(MmaLayout::v2(warps)))
+}
+
+/// Triton's `warpsPerTileV2` for a dot that feeds no other dot.
+fn warps_per_tile(m: u64, n: u64, num_warps: u32) -> [u32; 2] {
+    let mut ret = [1u32, 1u32];
+    while ret[0] * ret[1] < num_warps {
+        if m / 16 / u64::from(ret[0]) >= n / 16 / u64::from(ret[1]) {
+            if u64::from(ret[0]) < m / 16 {
+                ret[0] *= 2;
+            } else {
+                ret[1] *= 2;
+            }
+        } else {
+            ret[1] *= 2;
+        }
+    }
+    ret
+}
+
+/// Whether `a` (a dot's A operand) is computed from another dot's result through
+/// elementwise ops and conversions: the second dot of a chain takes the first's warps.
+fn a_from_dot(func: &Function, a: Value) -> bool {
+    let mut work = vec![a];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) || seen.len() > 4096 {
+            continue;
+        }
+        let Some(def) = func.defining_op(v) else {
+            continue;
+        };
+        let kind = func.kind(def);
+        if matches!(kind, OpKind::Dot { .. }) {
+            return true;
+        }
+        if is_elementwise(kind) || matches!(kind, OpKind::ConvertLayout) {
+            work.extend(func.op(def).operands().iter().copied());
+        }
+    }
+    false
+}
+
+/// Whether `v` reaches operand 0 of a dot through elementwise ops and conversions.
+fn feeds_a_dot(func: &Function, v: Value) -> bool {
+    let mut work = vec![v];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) || seen.len() > 4096 {
+            continue;
+        }
+        for u in func.uses(v) {
+            let kind = func.kind(u.op);
+            if matches!(kind, OpKind::Dot { .. }) && u.operand == 0 {
+                return true;
+            }
+            if is_elementwise(kind) || matches!(kind, OpKind::ConvertLayout) {
+                work.extend(func.op(u.op).results().iter().copied());
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warps_are_tritons() {
+        // Triton 3.6's `#mma` for the 128x256 fp16 matmul on 8 warps is warpsPerCTA [2, 4].
+        assert_eq!(warps_per_tile(128, 256, 8), [2, 4]);
+        assert_eq!(warps_per_tile(128, 128, 4), [2, 2]);
+        assert_eq!(warps_per_tile(64, 64, 4), [2, 2]);
+        assert_eq!(warps_per_tile(16, 64, 4), [1, 4]);
+    }
+}
