@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""Record Triton 3.6's verdict on constructs real-world kernels use and tritonc once refused.
+
+Each case is a small module in the style of the projects it comes from (optional
+pointers passed as `None`, `@triton.constexpr_function` helpers, `.value` on a dtype
+handed to a helper, `raise` in a branch dead at compile time, f-strings in
+`tl.static_assert`, `tl.extra.cuda` helpers, `tl.abs` on bf16, unknown
+`do_not_specialize` names, `tl.constexpr(...)` globals, `tl.range` keywords).
+
+The signature a case is compiled with is the one Triton's launcher derives: an
+argument given as `None` gets the type `mangle_type(None)` (`constexpr`) and the
+constant `None`, whatever the parameter's annotation.
+
+Writes tests/fixtures/triton/coverage.json: for each case the module source, the
+kernel, the signature in tritonc's syntax, whether Triton accepts it (code generator
+plus TTIR passes, sm_90), the error type and first message line when it does not, and
+`facts`: how many times each listed TTIR op occurs (and `constants`: the integer
+constants in the TTIR) where a case's meaning matters.
+
+Usage: python3 scripts/triton_coverage.py
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from triton_common import (  # noqa: E402
+    REPO_ROOT,
+    compile_ttir,
+    describe_exception,
+    jit_from_source,
+    strip_locations,
+)
+
+import triton  # noqa: E402
+from triton.runtime.jit import mangle_type  # noqa: E402
+
+OUT = REPO_ROOT / "tests" / "fixtures" / "triton" / "coverage.json"
+
+HEADER = "import triton\nimport triton.language as tl\n\n"
+
+# TTIR ops whose counts each case records.
+OPS = ["tt.load", "tt.store", "scf.for", "scf.if", "tt.elementwise_inline_asm", "math.absf", "arith.extf",
+       "arith.truncf"]
+
+OPTIONAL_BIAS = """
+@triton.jit
+def kernel(x_ptr, b_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r, mask=r < n)
+    if b_ptr is not None:
+        x += tl.load(b_ptr + r, mask=r < n)
+    tl.store(x_ptr + r, x, mask=r < n)
+"""
+
+IS_NONE_BRANCH = """
+@triton.jit
+def kernel(x_ptr, w_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r, mask=r < n)
+    if w_ptr is None:
+        w = 1.0
+    else:
+        w = tl.load(w_ptr + r, mask=r < n)
+    tl.store(x_ptr + r, x * w, mask=r < n)
+"""
+
+NONE_PASSED_TO_HELPER = """
+@triton.jit
+def scale(x, s_ptr, r, n):
+    if s_ptr is not None:
+        x = x * tl.load(s_ptr + r, mask=r < n)
+    return x
+
+
+@triton.jit
+def kernel(x_ptr, s_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r, mask=r < n)
+    tl.store(x_ptr + r, scale(x, s_ptr, r, n), mask=r < n)
+"""
+
+NONE_USED_AS_POINTER = """
+@triton.jit
+def kernel(x_ptr, b_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(x_ptr + r, tl.load(b_ptr + r), mask=r < n)
+"""
+
+CONSTEXPR_FUNCTION = """
+@triton.constexpr_function
+def chunk_for(n):
+    return max(16, n * 2)
+
+
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    C: tl.constexpr = chunk_for(BLOCK)
+    r = tl.arange(0, C)
+    tl.store(x_ptr + r, r)
+"""
+
+TL_CONSTEXPR_FUNCTION = """
+@tl.constexpr
+def chunk_for(n):
+    return max(16, n * 2)
+
+
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    C: tl.constexpr = chunk_for(BLOCK)
+    r = tl.arange(0, C)
+    tl.store(x_ptr + r, r)
+"""
+
+DTYPE_VALUE_IN_HELPER = """
+@triton.jit
+def load_as(ptr, r, dtype):
+    return tl.load(ptr + r).to(dtype.value)
+
+
+@triton.jit
+def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(y_ptr + r, load_as(x_ptr, r, tl.float32))
+"""
+
+DTYPE_VALUE_COMPARE_IN_HELPER = """
+@triton.jit
+def widen(x, dtype: tl.constexpr):
+    if dtype.value == tl.bfloat16:
+        x = x.to(tl.float32)
+    return x
+
+
+@triton.jit
+def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(y_ptr + r, widen(tl.load(x_ptr + r), x_ptr.dtype.element_ty))
+"""
+
+CONSTEXPR_VALUE_IN_KERNEL = """
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK.value)
+    tl.store(x_ptr + r, r)
+"""
+
+RAISE_DEAD = """
+@triton.jit
+def kernel(x_ptr, MODE: tl.constexpr):
+    if MODE == 0:
+        tl.store(x_ptr, 1.0)
+    elif MODE == 1:
+        tl.store(x_ptr, 2.0)
+    else:
+        raise ValueError("unknown MODE")
+"""
+
+RAISE_DYNAMIC = """
+@triton.jit
+def kernel(x_ptr, n):
+    if n > 0:
+        tl.store(x_ptr, 1.0)
+    else:
+        raise ValueError("n must be positive")
+"""
+
+RAISE_IN_HELPER = """
+@triton.jit
+def act(x, ACT: tl.constexpr):
+    if ACT == "relu":
+        return tl.maximum(x, 0.0)
+    elif ACT == "none":
+        return x
+    else:
+        raise NotImplementedError(f"activation {ACT}")
+
+
+@triton.jit
+def kernel(x_ptr, ACT: tl.constexpr):
+    tl.store(x_ptr, act(tl.load(x_ptr), ACT))
+"""
+
+STATIC_ASSERT_FSTRING = """
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK >= 16, f"{BLOCK=} is too small")
+    r = tl.arange(0, BLOCK)
+    tl.store(x_ptr + r, r)
+"""
+
+GDC = """
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    tl.extra.cuda.gdc_wait()
+    r = tl.arange(0, BLOCK)
+    tl.store(x_ptr + r, r)
+    tl.extra.cuda.gdc_launch_dependents()
+"""
+
+NUM_THREADS = """
+@triton.jit
+def kernel(x_ptr):
+    tl.store(x_ptr, tl.extra.cuda.num_threads())
+"""
+
+ABS_BF16 = """
+@triton.jit
+def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(y_ptr + r, tl.abs(tl.load(x_ptr + r)))
+"""
+
+DO_NOT_SPECIALIZE_UNKNOWN = """
+@triton.jit(do_not_specialize=["missing", 7])
+def kernel(x_ptr, n):
+    tl.store(x_ptr, n)
+"""
+
+CONSTEXPR_GLOBAL_CALL = """
+_CASTING_MODE_NONE: tl.constexpr = tl.constexpr(-1)
+_CASTING_MODE_LLAMA: tl.constexpr = tl.constexpr(0)
+_CASTING_MODE_GEMMA: tl.constexpr = tl.constexpr(1)
+
+
+@triton.jit
+def kernel(x_ptr, casting_mode: tl.constexpr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r)
+    if casting_mode == _CASTING_MODE_LLAMA:
+        x = x.to(tl.float32)
+    tl.store(x_ptr + r, x)
+"""
+
+
+def tl_range(keywords: str, extra_params: str = "") -> str:
+    return f"""
+@triton.jit
+def kernel(x_ptr, n{extra_params}):
+    acc = 0.0
+    for i in tl.range(0, n{keywords}):
+        acc += tl.load(x_ptr + i)
+    tl.store(x_ptr, acc)
+"""
+
+
+# (name, source after HEADER, {param: value} of the launch (None = passed as None), tritonc signature)
+CASES: list[tuple[str, str, dict, str]] = [
+    ("none_for_optional_pointer", OPTIONAL_BIAS, {"x_ptr": "*fp32", "b_ptr": None, "n": "i32", "BLOCK": 128},
+     "*fp32, None, i32, 128"),
+    ("pointer_for_optional_pointer", OPTIONAL_BIAS, {"x_ptr": "*fp32", "b_ptr": "*fp32", "n": "i32", "BLOCK": 128},
+     "*fp32, *fp32, i32, 128"),
+    ("is_none_else_branch_with_none", IS_NONE_BRANCH, {"x_ptr": "*fp32", "w_ptr": None, "n": "i32", "BLOCK": 128},
+     "*fp32, None, i32, 128"),
+    ("is_none_else_branch_with_pointer", IS_NONE_BRANCH,
+     {"x_ptr": "*fp32", "w_ptr": "*fp32", "n": "i32", "BLOCK": 128}, "*fp32, *fp32, i32, 128"),
+    ("none_passed_on_to_helper", NONE_PASSED_TO_HELPER, {"x_ptr": "*fp32", "s_ptr": None, "n": "i32", "BLOCK": 128},
+     "*fp32, None, i32, 128"),
+    ("none_used_as_pointer", NONE_USED_AS_POINTER, {"x_ptr": "*fp32", "b_ptr": None, "n": "i32", "BLOCK": 128},
+     "*fp32, None, i32, 128"),
+    ("triton_constexpr_function_helper", CONSTEXPR_FUNCTION, {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
+    ("tl_constexpr_decorated_helper", TL_CONSTEXPR_FUNCTION, {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
+    ("dtype_value_in_helper", DTYPE_VALUE_IN_HELPER, {"x_ptr": "*fp16", "y_ptr": "*fp32", "BLOCK": 64},
+     "*fp16, *fp32, 64"),
+    ("dtype_value_compare_in_helper", DTYPE_VALUE_COMPARE_IN_HELPER,
+     {"x_ptr": "*bf16", "y_ptr": "*fp32", "BLOCK": 64}, "*bf16, *fp32, 64"),
+    ("constexpr_value_in_kernel", CONSTEXPR_VALUE_IN_KERNEL, {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
+    ("raise_in_dead_else", RAISE_DEAD, {"x_ptr": "*fp32", "MODE": 1}, "*fp32, 1"),
+    ("raise_reached", RAISE_DEAD, {"x_ptr": "*fp32", "MODE": 2}, "*fp32, 2"),
+    ("raise_in_runtime_branch", RAISE_DYNAMIC, {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
+    ("raise_in_helper_dead", RAISE_IN_HELPER, {"x_ptr": "*fp32", "ACT": "relu"}, "*fp32, 'relu'"),
+    ("raise_in_helper_reached", RAISE_IN_HELPER, {"x_ptr": "*fp32", "ACT": "gelu"}, "*fp32, 'gelu'"),
+    ("static_assert_fstring_holds", STATIC_ASSERT_FSTRING, {"x_ptr": "*i32", "BLOCK": 32}, "*i32, 32"),
+    ("static_assert_fstring_fails", STATIC_ASSERT_FSTRING, {"x_ptr": "*i32", "BLOCK": 8}, "*i32, 8"),
+    ("gdc_wait_and_launch_dependents", GDC, {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
+    ("num_threads", NUM_THREADS, {"x_ptr": "*i32"}, "*i32"),
+    ("abs_bf16", ABS_BF16, {"x_ptr": "*bf16", "y_ptr": "*bf16", "BLOCK": 64}, "*bf16, *bf16, 64"),
+    ("abs_fp16", ABS_BF16, {"x_ptr": "*fp16", "y_ptr": "*fp16", "BLOCK": 64}, "*fp16, *fp16, 64"),
+    ("do_not_specialize_unknown_names", DO_NOT_SPECIALIZE_UNKNOWN, {"x_ptr": "*i32", "n": "i32"}, "*i32, i32"),
+    ("constexpr_global_from_call", CONSTEXPR_GLOBAL_CALL, {"x_ptr": "*bf16", "casting_mode": 0, "BLOCK": 64},
+     "*bf16, 0, 64"),
+    ("range_num_stages", tl_range(", num_stages=2"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
+    ("range_all_keywords", tl_range(", 1, num_stages=3, loop_unroll_factor=2, disallow_acc_multi_buffer=True, "
+                                    "flatten=True, warp_specialize=False, disable_licm=True"),
+     {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
+    ("range_num_stages_constexpr", tl_range(", num_stages=S", ", S: tl.constexpr"),
+     {"x_ptr": "*fp32", "n": "i32", "S": 4}, "*fp32, i32, 4"),
+    ("range_num_stages_runtime", tl_range(", num_stages=n"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
+    ("range_unknown_keyword", tl_range(", num_stage=2"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
+    ("range_step_keyword", tl_range(", step=2"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
+    ("range_num_stages_float", tl_range(", num_stages=2.5"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
+    ("builtin_range_keyword", """
+@triton.jit
+def kernel(x_ptr, n):
+    acc = 0.0
+    for i in range(0, n, num_stages=2):
+        acc += tl.load(x_ptr + i)
+    tl.store(x_ptr, acc)
+""", {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
+]
+
+
+def facts(ttir: str) -> dict:
+    out = {op: len(re.findall(rf"\b{re.escape(op)}\b", ttir)) for op in OPS}
+    out = {k: v for k, v in out.items() if v}
+    consts = sorted({int(m) for m in re.findall(r"arith\.constant (?:dense<)?(-?\d+)>? : (?:tensor<[^>]*xi32>|i32)",
+                                                ttir)})
+    if consts:
+        out["i32_constants"] = consts
+    for attr in ("tt.num_stages", "tt.loop_unroll_factor", "tt.flatten", "tt.disallow_acc_multi_buffer",
+                 "tt.disable_licm", "tt.warp_specialize"):
+        m = re.search(rf"{re.escape(attr)}( = (\d+) : i32)?", ttir)
+        if m:
+            out[attr] = int(m.group(2)) if m.group(2) else True
+    return out
+
+
+def run_case(name: str, body: str, launch: dict, signature: str) -> dict:
+    source = HEADER + body.lstrip("\n")
+    entry: dict = {"name": name, "source": source, "signature": signature}
+    sig, constexprs = {}, {}
+    for param, value in launch.items():
+        if value is None:
+            sig[param] = mangle_type(None)  # what the launcher derives for a None argument
+            constexprs[param] = None
+        elif isinstance(value, str) and (value.startswith("*") or value in ("i32", "i64", "fp32")):
+            sig[param] = value
+        else:
+            sig[param] = "constexpr"
+            constexprs[param] = value
+    try:
+        fn = jit_from_source(source, "kernel", {"triton": triton})
+        ttir = strip_locations(compile_ttir(fn, sig, constexprs, {}))
+        entry.update(accepted=True, facts=facts(ttir))
+    except Exception as exc:
+        entry.update(accepted=False, error=describe_exception(exc))
+    return entry
+
+
+def main() -> int:
+    results = []
+    for case in CASES:
+        results.append(run_case(*case))
+        r = results[-1]
+        print(f"{r['name']}: {'accepted ' + json.dumps(r['facts']) if r['accepted'] else r['error']}")
+    doc = {"triton_version": triton.__version__, "target": "cuda:90", "none_argument_type": mangle_type(None),
+           "cases": results}
+    OUT.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {OUT.relative_to(REPO_ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
