@@ -195,7 +195,7 @@ pub(crate) fn scope_export(
     span: Span,
     visited: &mut Vec<String>,
 ) -> Result<Option<Constexpr>, Diagnostic> {
-    if scope.functions.contains_key(name) {
+    if scope.functions.contains_key(name) || scope.constexpr_functions.contains_key(name) {
         return Ok(Some(Constexpr::Function(FunctionRef {
             name: Arc::from(name),
             scope: Some(scope.clone()),

@@ -620,6 +620,9 @@ fn bind_one(p: &Param, item: &SignatureItem) -> Result<ArgSpec, Diagnostic> {
     let pname = &p.name.name;
     match (&item.kind, is_constexpr) {
         (ItemKind::Value(v), true) => Ok(ArgSpec::Constexpr(v.clone())),
+        // Triton's launcher specializes a `None` argument as the constant `None` whatever
+        // the parameter's annotation (`mangle_type(None)` is `constexpr`).
+        (ItemKind::Value(Constexpr::None), false) => Ok(ArgSpec::Constexpr(Constexpr::None)),
         (ItemKind::Pointer { .. } | ItemKind::Scalar { .. }, true) => Err(Diagnostic::error(
             codes::SIGNATURE_CONSTEXPR_TYPED,
             format!(

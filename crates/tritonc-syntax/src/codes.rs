@@ -111,7 +111,7 @@ error is fixed.\n\n## Example\n\n```python\n@triton.jit\ndef k(x_ptr\n    pass\n
         code: RAISE,
         name: "unsupported-raise",
         summary: "`raise` inside a kernel",
-        explanation: "GPU code has no exceptions; Triton 3.6 rejects `raise` wherever code generation reaches it (a `raise` in a branch removed by constexpr folding is never visited).\n\n## Example\n\n```python\nif BLOCK > 1024:\n    raise ValueError(\"BLOCK too large\")\n```\n\n## Use instead\n\n```python\ntl.static_assert(BLOCK <= 1024, \"BLOCK too large\")\n```\n",
+        explanation: "GPU code has no exceptions; Triton 3.6 rejects `raise` wherever code generation reaches it (a `raise` in a branch removed by constexpr folding is never visited). tritonc reports a `raise` outside any `if` while checking the kernel, and one under an `if` when lowering a specialization reaches it (an `if` on a runtime value reaches both branches).\n\n## Example\n\n```python\nif BLOCK > 1024:\n    raise ValueError(\"BLOCK too large\")\n```\n\n## Use instead\n\n```python\ntl.static_assert(BLOCK <= 1024, \"BLOCK too large\")\n```\n",
     },
     CodeDoc {
         code: NESTED_DEFINITION,

@@ -41,6 +41,9 @@ pub struct FunctionInfo {
     pub def: Arc<FunctionDef>,
     /// Whether it is `@triton.jit` (decorated or rebound with `f = triton.jit(f)`).
     pub is_jit: bool,
+    /// Whether it is decorated `@triton.constexpr_function` or `@tl.constexpr`: plain
+    /// Python a kernel calls at compile time on constexpr arguments.
+    pub is_constexpr_function: bool,
 }
 
 /// How a kernel became a `JITFunction`.
@@ -179,6 +182,10 @@ const CONFIG_PATHS: &[&str] = &[
     "triton.runtime.Config",
     "triton.runtime.autotuner.Config",
 ];
+const CONSTEXPR_FUNCTION_PATHS: &[&str] = &[
+    "triton.constexpr_function",
+    "triton.runtime.jit.constexpr_function",
+];
 const CONSTEXPR_PATHS: &[&str] = &[
     "triton.language.constexpr",
     "triton.language.core.constexpr",
@@ -241,9 +248,15 @@ pub fn discover(module: &Module) -> ModuleIndex {
     let mut kernels = Vec::new();
     for def in &defs {
         let kernel = d.decorated_kernel(def);
+        let is_constexpr_function = kernel.is_none()
+            && def
+                .decorators
+                .iter()
+                .any(|dec| d.is(dec, CONSTEXPR_FUNCTION_PATHS) || d.is(dec, CONSTEXPR_PATHS));
         functions.push(FunctionInfo {
             def: def.clone(),
             is_jit: kernel.is_some(),
+            is_constexpr_function,
         });
         kernels.extend(kernel);
     }
@@ -507,10 +520,26 @@ impl<'m> Discoverer<'m> {
                     name,
                     span: item.span,
                 }),
+                // Triton 3.6 tests each parameter for membership (`i in do_not_specialize
+                // or name in do_not_specialize`), so a name or index that matches none
+                // is ignored: a warning, not an error.
+                None if item.as_str_literal().is_some() || item.as_int_literal().is_some() => {
+                    self.diagnostics.push(
+                        Diagnostic::warning(
+                            codes::MALFORMED_JIT,
+                            format!(
+                                "`{}` has no such parameter; Triton ignores this entry",
+                                def.name.name
+                            ),
+                        )
+                        .with_primary(item.span, "matches no parameter")
+                        .with_help("name a parameter of the kernel, by name or by index"),
+                    )
+                }
                 None => self.malformed(
                     codes::MALFORMED_JIT,
                     item.span,
-                    format!("`{}` has no such parameter", def.name.name),
+                    "expected a parameter name or index".into(),
                     "name a parameter of the kernel, by name or by index",
                 ),
             }
@@ -670,15 +699,20 @@ impl<'m> Discoverer<'m> {
                     if let (Some(name), true) =
                         (target.as_name(), self.is(annotation, CONSTEXPR_PATHS))
                     {
-                        // `X: tl.constexpr = tl.constexpr(3)` is still annotated.
-                        let value = self.unwrap_constexpr(value).unwrap_or(value).clone();
+                        // `X: tl.constexpr = tl.constexpr(3)` binds a `constexpr` object,
+                        // which Triton 3.6 reads like `X = tl.constexpr(3)`; only the
+                        // annotation alone (`X: tl.constexpr = 3`) leaves a plain value.
+                        let (value, kind) = match self.unwrap_constexpr(value) {
+                            Some(inner) => (inner.clone(), ConstexprGlobalKind::Wrapped),
+                            None => (value.clone(), ConstexprGlobalKind::Annotated),
+                        };
                         out.push(ConstexprGlobal {
                             name: Ident {
                                 name: name.to_string(),
                                 span: target.span,
                             },
                             value,
-                            kind: ConstexprGlobalKind::Annotated,
+                            kind,
                             conditional,
                             span: s.span,
                         });

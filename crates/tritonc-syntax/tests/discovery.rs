@@ -335,6 +335,11 @@ def wrong_order(x):
             ("E0204", "triton.autotune(configs=[], key=[])"),
         ]
     );
+    // Triton ignores a `do_not_specialize` entry that matches no parameter
+    // (tests/fixtures/triton/coverage.json, `do_not_specialize_unknown_names`).
+    let severities: Vec<_> = idx.diagnostics.iter().map(|d| d.severity).collect();
+    use tritonc_diagnostics::Severity::{Error, Warning};
+    assert_eq!(severities, vec![Error, Error, Error, Warning, Error]);
     // `noinline=maybe` reads a variable: valid Python, opaque to tritonc.
     let k = idx.kernel("k").unwrap();
     let opaque: Vec<&str> = k
@@ -402,6 +407,7 @@ from triton.language import constexpr
 BLOCK = tl.constexpr(128)
 WIDTH: tl.constexpr = 64
 EPS: constexpr = 1e-5
+MODE: tl.constexpr = tl.constexpr(1)
 X = 3
 NEG = -2
 NAME = 'fp16'
@@ -431,6 +437,9 @@ except ImportError:
             ("BLOCK", Wrapped, false, "128"),
             ("WIDTH", Annotated, false, "64"),
             ("EPS", Annotated, false, "1e-5"),
+            // Triton 3.6 reads it (tests/fixtures/triton/coverage.json,
+            // `constexpr_global_from_call`).
+            ("MODE", Wrapped, false, "1"),
             ("X", Plain, false, "3"),
             ("NEG", Plain, false, "-2"),
             ("NAME", Plain, false, "'fp16'"),

@@ -39,9 +39,76 @@ const LIBDEVICE_PREFIX: &str = "triton.language.extra.libdevice.";
 
 /// Libdevice calls, whatever module path reached them.
 pub(super) fn route(call: &BuiltinCall) -> Option<BuiltinFn> {
+    if call.path.starts_with(CUDA_EXTRA_PREFIX) {
+        return Some(cuda_extra_call as BuiltinFn);
+    }
     call.path
         .starts_with(LIBDEVICE_PREFIX)
         .then_some(libdevice_call as BuiltinFn)
+}
+
+const CUDA_EXTRA_PREFIX: &str = "triton.language.extra.cuda.";
+
+/// The functions `triton.language.extra.cuda` exports in Triton 3.6 (its `__all__`, less
+/// `libdevice`), with the inline PTX of those that are `inline_asm_elementwise` calls.
+const CUDA_EXTRA: &[(&str, Option<&str>)] = &[
+    ("globaltimer", Some("mov.u64 $0, %globaltimer;")),
+    ("num_threads", None),
+    ("num_warps", None),
+    ("smid", Some("mov.u32 $0, %smid;")),
+    ("convert_custom_float8_sm70", None),
+    ("convert_custom_float8_sm80", None),
+    (
+        "gdc_launch_dependents",
+        Some("griddepcontrol.launch_dependents;"),
+    ),
+    ("gdc_wait", Some("griddepcontrol.wait;")),
+];
+
+/// `tl.extra.cuda.*`: `num_warps()` and `num_threads()` are compile-time ints (the
+/// launch's warps, times 32 for threads); the others are inline PTX, which the tile IR
+/// has no op for yet.
+fn cuda_extra_call(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> Result<SemaValue, Diagnostic> {
+    let name = &call.path[CUDA_EXTRA_PREFIX.len()..];
+    match name {
+        "num_warps" | "num_threads" => {
+            if let Some((_, s)) = call.args.first() {
+                return Err(Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!("`tl.extra.cuda.{name}()` takes no arguments"),
+                )
+                .with_primary(*s, ""));
+            }
+            let warps = i128::from(cx.num_warps);
+            let n = if name == "num_warps" {
+                warps
+            } else {
+                warps * 32
+            };
+            Ok(SemaValue::Const(Constexpr::Int(n)))
+        }
+        _ => {
+            let asm = CUDA_EXTRA
+                .iter()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, a)| *a);
+            let mut d = Diagnostic::error(
+                codes::UNSUPPORTED_TL_OP,
+                format!("`tl.extra.cuda.{name}` is not yet supported by tritonc"),
+            )
+            .with_primary(call.func_span, "valid Triton 3.6, not lowered yet");
+            d = match asm {
+                Some(asm) => d.with_note(format!(
+                    "Triton 3.6 lowers it to `tl.inline_asm_elementwise` (`{asm}`); the tile IR \
+                     has no inline-assembly op yet"
+                )),
+                None => d.with_note(
+                    "it converts through inline PTX, which the tile IR has no op for yet",
+                ),
+            };
+            Err(d.with_note("compile this kernel with upstream Triton until tritonc supports it"))
+        }
+    }
 }
 
 /// Attributes of `triton.language.extra[.cuda][.libdevice]`: submodules and libdevice
@@ -51,6 +118,9 @@ pub(super) fn extra_module_attr(module: &str, attr: &str) -> Option<Constexpr> {
         ("triton.language.extra", "libdevice" | "cuda")
         | ("triton.language.extra.cuda", "libdevice") => {
             Some(Constexpr::module(&format!("{module}.{attr}")))
+        }
+        ("triton.language.extra.cuda", f) if CUDA_EXTRA.iter().any(|(n, _)| *n == f) => {
+            Some(Constexpr::builtin(&format!("{CUDA_EXTRA_PREFIX}{f}")))
         }
         (m, f) if m.ends_with(".libdevice") && LIBDEVICE.iter().any(|(n, _, _)| *n == f) => {
             Some(Constexpr::builtin(&format!("{LIBDEVICE_PREFIX}{f}")))

@@ -71,6 +71,10 @@ pub fn get_attr(value: &Constexpr, attr: &str, span: Span) -> Result<Constexpr, 
             )
             .with_primary(span, "")),
         },
+        // A dtype handed to a `@jit` helper arrives there as `tl.constexpr(dtype)`, whose
+        // `.value` is the dtype (tests/fixtures/triton/coverage.json,
+        // `dtype_value_in_helper`); tritonc does not tell the wrapper from the dtype.
+        Constexpr::DType(_) if attr == "value" => Ok(value.clone()),
         Constexpr::DType(e) => dtype_attr(value, *e, attr, span),
         Constexpr::Object(o) => o
             .fields

@@ -12,7 +12,9 @@ pub mod ops;
 
 use indexmap::IndexMap;
 use tritonc_diagnostics::{Diagnostic, Span};
-use tritonc_syntax::ast::{Constant, Expr, ExprKind, FStringPart, ParamKind};
+use tritonc_syntax::ast::{
+    Constant, Expr, ExprKind, FStringPart, FunctionDef, Param, ParamKind, Stmt, StmtKind,
+};
 
 use crate::codes;
 use crate::value::{Constexpr, HostObject};
@@ -148,6 +150,82 @@ pub fn call_lambda(
     Evaluator { env, locals }.eval(body)
 }
 
+/// Statements a `@triton.constexpr_function` body may run before it returns.
+const MAX_CONSTEXPR_FUNCTION_STEPS: usize = 10_000;
+
+/// Calls a `@triton.constexpr_function` (or `@tl.constexpr`-decorated) Python function at
+/// compile time, as Triton 3.6 does: the arguments are unwrapped constexpr values, the
+/// body runs as plain Python, the result becomes a constexpr.
+///
+/// The body may assign names, branch with `if`, and `return`; anything else is reported
+/// at its span. `env` is the function's module (its globals and imports).
+pub fn call_function_def(
+    def: &FunctionDef,
+    args: &[Constexpr],
+    kwargs: &[(String, Constexpr)],
+    env: &dyn ConstEnv,
+    span: Span,
+) -> Result<Constexpr, Diagnostic> {
+    let name = &def.name.name;
+    let positional: Vec<&Param> = def
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Positional | ParamKind::PositionalOnly))
+        .collect();
+    if positional.len() != def.params.len() {
+        return Err(Diagnostic::error(
+            codes::UNSUPPORTED_CONSTRUCT,
+            format!("`{name}`: `*args`, `**kwargs` and keyword-only parameters are not supported in a compile-time function"),
+        )
+        .with_primary(def.header_span, "")
+        .with_secondary(span, "called here"));
+    }
+    if args.len() > positional.len() {
+        return Err(Diagnostic::error(
+            codes::BAD_ARGUMENTS,
+            format!(
+                "`{name}` takes {} argument(s) but is called with {}",
+                positional.len(),
+                args.len()
+            ),
+        )
+        .with_primary(span, "")
+        .with_secondary(def.header_span, "defined here"));
+    }
+    let mut locals: Vec<(String, Constexpr)> = Vec::new();
+    for (i, p) in positional.iter().enumerate() {
+        let pname = &p.name.name;
+        let v = if let Some(a) = args.get(i) {
+            a.clone()
+        } else if let Some((_, v)) = kwargs.iter().find(|(k, _)| k == pname) {
+            v.clone()
+        } else if let Some(d) = &p.default {
+            eval_expr(d, env)?
+        } else {
+            return Err(Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!("`{name}` is missing the argument `{pname}`"),
+            )
+            .with_primary(span, "")
+            .with_secondary(p.span, "parameter declared here"));
+        };
+        locals.push((pname.clone(), v));
+    }
+    if let Some((k, _)) = kwargs
+        .iter()
+        .find(|(k, _)| !positional.iter().any(|p| &p.name.name == k))
+    {
+        return Err(Diagnostic::error(
+            codes::BAD_ARGUMENTS,
+            format!("`{name}` has no parameter `{k}`"),
+        )
+        .with_primary(span, ""));
+    }
+    let mut ev = Evaluator { env, locals };
+    let mut steps = 0;
+    Ok(ev.run(&def.body, &mut steps)?.unwrap_or(Constexpr::None))
+}
+
 /// Evaluation state: the environment and the parameters of an enclosing lambda.
 struct Evaluator<'a> {
     env: &'a dyn ConstEnv,
@@ -166,6 +244,103 @@ impl Evaluator<'_> {
             )
             .with_primary(span, "not defined in this compile-time expression")
         })
+    }
+
+    /// Runs statements of a compile-time function; `Some` once one returns.
+    fn run(&mut self, body: &[Stmt], steps: &mut usize) -> Result<Option<Constexpr>, Diagnostic> {
+        for s in body {
+            *steps += 1;
+            if *steps > MAX_CONSTEXPR_FUNCTION_STEPS {
+                return Err(const_error(
+                    s.span,
+                    "the compile-time function runs too long",
+                ));
+            }
+            match &s.kind {
+                StmtKind::Pass => {}
+                StmtKind::Expr(e) => {
+                    self.eval(e)?;
+                }
+                StmtKind::Return(v) => {
+                    return Ok(Some(match v {
+                        Some(e) => self.eval(e)?,
+                        None => Constexpr::None,
+                    }))
+                }
+                StmtKind::Assign { targets, value } => {
+                    let v = self.eval(value)?;
+                    for t in targets {
+                        self.bind(t, v.clone())?;
+                    }
+                }
+                StmtKind::AnnAssign {
+                    target,
+                    value: Some(value),
+                    ..
+                } => {
+                    let v = self.eval(value)?;
+                    self.bind(target, v)?;
+                }
+                StmtKind::AugAssign { target, op, value } => {
+                    let (cur, rhs) = (self.eval(target)?, self.eval(value)?);
+                    let v = ops::binary(*op, &cur, &rhs).map_err(|m| const_error(s.span, m))?;
+                    self.bind(target, v)?;
+                }
+                StmtKind::If { test, body, orelse } => {
+                    let branch = if self.eval(test)?.truthy() {
+                        body
+                    } else {
+                        orelse
+                    };
+                    if let Some(r) = self.run(branch, steps)? {
+                        return Ok(Some(r));
+                    }
+                }
+                StmtKind::Assert { test, msg } => {
+                    if !self.eval(test)?.truthy() {
+                        let m = match msg {
+                            Some(m) => calls::py_str(&self.eval(m)?, false),
+                            None => String::new(),
+                        };
+                        return Err(const_error(s.span, format!("AssertionError: {m}")));
+                    }
+                }
+                _ => {
+                    return Err(Diagnostic::error(
+                        codes::UNSUPPORTED_CONSTRUCT,
+                        "this statement is not supported in a compile-time function",
+                    )
+                    .with_primary(s.span, "")
+                    .with_note(
+                        "tritonc runs `@triton.constexpr_function` bodies made of assignments, \
+                         `if`, `assert` and `return`",
+                    ))
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn bind(&mut self, target: &Expr, v: Constexpr) -> Result<(), Diagnostic> {
+        match (&target.kind, v) {
+            (ExprKind::Name(n), v) => {
+                self.locals.push((n.clone(), v));
+                Ok(())
+            }
+            (ExprKind::Tuple(ts) | ExprKind::List(ts), Constexpr::Tuple(vs))
+                if ts.len() == vs.len() =>
+            {
+                for (t, v) in ts.iter().zip(vs) {
+                    self.bind(t, v)?;
+                }
+                Ok(())
+            }
+            _ => Err(Diagnostic::error(
+                codes::UNSUPPORTED_CONSTRUCT,
+                "assigning to this target is not supported in a compile-time function",
+            )
+            .with_primary(target.span, "")),
+        }
     }
 
     fn eval(&self, expr: &Expr) -> Result<Constexpr, Diagnostic> {

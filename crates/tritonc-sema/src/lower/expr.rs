@@ -145,6 +145,22 @@ impl LowerCx<'_> {
                         .map(SemaValue::Const)
                         .map_err(|m| constexpr::const_error(span, m));
                 }
+                if matches!(cops[0], CmpOp::Is | CmpOp::IsNot) {
+                    // Triton compares the unwrapped Python objects (`lhs is rhs`): a
+                    // runtime value is never a compile-time constant such as `None`.
+                    let runtime_vs_const = matches!(
+                        (&a, &b),
+                        (SemaValue::Const(c), v) | (v, SemaValue::Const(c))
+                            if !matches!(v, SemaValue::Const(_))
+                                && !matches!(c, Constexpr::Symbolic(_))
+                    );
+                    if runtime_vs_const {
+                        return Ok(SemaValue::Const(Constexpr::Bool(matches!(
+                            cops[0],
+                            CmpOp::IsNot
+                        ))));
+                    }
+                }
                 let Some(kind) = cmp_kind(cops[0]) else {
                     return Err(Diagnostic::error(
                         codes::UNSUPPORTED_CONSTRUCT,
@@ -247,6 +263,9 @@ impl LowerCx<'_> {
             }
             ExprKind::Call(call) => {
                 let callee = self.lower_expr(&call.func)?;
+                if let Some(r) = self.lazy_static_assert(&callee, call)? {
+                    return Ok(r);
+                }
                 let mut args = Vec::new();
                 for a in &call.args {
                     if let ExprKind::Starred(inner) = &a.kind {
@@ -290,6 +309,52 @@ impl LowerCx<'_> {
         }
     }
 
+    /// `tl.static_assert(cond, msg)` as Triton 3.6's code generator runs it: the message
+    /// is evaluated only when the condition is false, and a message that fails to
+    /// evaluate is replaced by a note of why (tests/fixtures/triton/coverage.json,
+    /// `static_assert_fstring_*`). `None` when the call is not that (or the condition is
+    /// not a known bool: the builtin reports it).
+    fn lazy_static_assert(
+        &mut self,
+        callee: &SemaValue,
+        call: &tritonc_syntax::ast::Call,
+    ) -> Result<Option<SemaValue>, Diagnostic> {
+        let is_static_assert = matches!(
+            callee,
+            SemaValue::Const(Constexpr::Builtin(p)) if &**p == "triton.language.static_assert"
+        );
+        if !is_static_assert
+            || call.args.len() != 2
+            || !call.keywords.is_empty()
+            || call
+                .args
+                .iter()
+                .any(|a| matches!(a.kind, ExprKind::Starred(_)))
+        {
+            return Ok(None);
+        }
+        let cond = self.lower_expr(&call.args[0])?;
+        let Some(c @ Constexpr::Bool(_)) = cond.as_const() else {
+            return Ok(None);
+        };
+        if c.truthy() {
+            return Ok(Some(SemaValue::Const(Constexpr::None)));
+        }
+        let msg = match self.lower_expr(&call.args[1]) {
+            Ok(SemaValue::Const(Constexpr::Str(s))) => s,
+            Ok(other) => match other.as_const() {
+                Some(c) => calls::py_str(c, false),
+                None => String::new(),
+            },
+            Err(d) => format!("<failed to evaluate assertion message: {}>", d.message),
+        };
+        Err(Diagnostic::error(
+            codes::STATIC_ASSERT_FAILED,
+            format!("static assertion failed: {msg}"),
+        )
+        .with_primary(call.args[0].span, "false for this specialization"))
+    }
+
     /// A constexpr environment of the current locals and the module.
     fn const_env(&self) -> super::scope::LocalEnv<'_> {
         let mut locals = indexmap::IndexMap::new();
@@ -306,6 +371,60 @@ impl LowerCx<'_> {
         }
     }
 
+    /// A `@triton.constexpr_function` call: its arguments must be compile-time values;
+    /// the body runs in the constexpr evaluator over the function's own module.
+    fn call_constexpr_function(
+        &mut self,
+        f: &crate::value::FunctionRef,
+        args: Vec<(SemaValue, Span)>,
+        kwargs: Vec<(String, SemaValue, Span)>,
+        span: Span,
+    ) -> Result<SemaValue, Diagnostic> {
+        let home: &super::ModuleScope = f.scope.as_deref().unwrap_or(self.module);
+        let def = home.constexpr_functions[&*f.name].clone();
+        let not_const = |v: &SemaValue, s: Span| {
+            Diagnostic::error(
+                codes::NOT_CONSTEXPR,
+                format!(
+                    "`{}` is a compile-time function; its arguments must be compile-time values",
+                    f.name
+                ),
+            )
+            .with_primary(s, format!("this is {}", v.describe()))
+            .with_secondary(
+                def.header_span,
+                "declared `@triton.constexpr_function` here",
+            )
+        };
+        let mut cargs = Vec::with_capacity(args.len());
+        for (v, s) in &args {
+            match v.as_const() {
+                Some(c) => cargs.push(c.clone()),
+                None => return Err(not_const(v, *s)),
+            }
+        }
+        let mut ckw = Vec::with_capacity(kwargs.len());
+        for (k, v, s) in &kwargs {
+            match v.as_const() {
+                Some(c) => ckw.push((k.clone(), c.clone())),
+                None => return Err(not_const(v, *s)),
+            }
+        }
+        if cargs
+            .iter()
+            .chain(ckw.iter().map(|(_, c)| c))
+            .any(crate::symbolic::is_symbolic)
+        {
+            // Generic analysis: the result depends on a value it does not know.
+            return Ok(SemaValue::Const(crate::generic::unknown(&format!(
+                "{}(...)",
+                f.name
+            ))));
+        }
+        constexpr::call_function_def(&def, &cargs, &ckw, home, span)
+            .map(|c| SemaValue::Const(self.anchor(c)))
+    }
+
     fn call(
         &mut self,
         callee: SemaValue,
@@ -315,6 +434,15 @@ impl LowerCx<'_> {
         func_span: Span,
     ) -> Result<SemaValue, Diagnostic> {
         match callee {
+            SemaValue::Const(Constexpr::Function(f))
+                if f.scope
+                    .as_deref()
+                    .unwrap_or(self.module)
+                    .constexpr_functions
+                    .contains_key(&*f.name) =>
+            {
+                self.call_constexpr_function(&f, args, kwargs, span)
+            }
             SemaValue::Const(Constexpr::Function(f)) => {
                 // Python scalars and dtypes passed to helpers stay constexprs (inlining keeps them).
                 self.inline_call(&f, args.into_iter().map(|(v, _)| v).collect(), kwargs, span)

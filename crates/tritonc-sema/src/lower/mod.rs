@@ -58,6 +58,8 @@ pub struct LowerCx<'m> {
     pub(crate) warnings: Vec<Diagnostic>,
     /// Triton's debug mode: device asserts emit `tt.assert`.
     pub(crate) debug: bool,
+    /// Warps per program (`tl.extra.cuda.num_warps()`, `num_threads()`).
+    pub(crate) num_warps: u32,
 }
 
 impl<'m> LowerCx<'m> {
@@ -260,6 +262,7 @@ fn lower_function(
         inline_chain: vec![scope.qualified(name)],
         warnings: Vec::new(),
         debug: spec.options.debug,
+        num_warps: spec.options.num_warps,
     };
     cx.lower_body(&def.body)?;
     if let Some((v, span)) = cx.frames[0].returned.take() {

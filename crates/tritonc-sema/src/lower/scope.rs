@@ -42,6 +42,9 @@ pub struct ModuleScope {
     pub noinline: Vec<String>,
     /// Module-level functions that are not `@jit` (host code, `libentry`-style wrappers).
     pub plain_functions: Vec<String>,
+    /// `@triton.constexpr_function` / `@tl.constexpr` functions: plain Python kernels call
+    /// at compile time (they resolve to a [`FunctionRef`] like `@jit` functions).
+    pub constexpr_functions: IndexMap<String, Arc<FunctionDef>>,
     /// Module-level names kernels cannot read, for precise errors.
     pub hidden: IndexMap<String, HiddenGlobal>,
     /// The module's imports and aliases.
@@ -99,7 +102,13 @@ impl ModuleScope {
             scope.project = Some(link);
         }
         for f in index.functions.iter().filter(|f| !f.is_jit) {
-            scope.plain_functions.push(f.def.name.name.clone());
+            if f.is_constexpr_function {
+                scope
+                    .constexpr_functions
+                    .insert(f.def.name.name.clone(), f.def.clone());
+            } else {
+                scope.plain_functions.push(f.def.name.name.clone());
+            }
         }
         for k in &index.kernels {
             scope.functions.insert(k.name.clone(), k.def.clone());
@@ -152,7 +161,7 @@ impl ModuleScope {
         span: Span,
         visited: &mut Vec<String>,
     ) -> Result<Option<Constexpr>, Diagnostic> {
-        if self.functions.contains_key(name) {
+        if self.functions.contains_key(name) || self.constexpr_functions.contains_key(name) {
             return Ok(Some(Constexpr::Function(FunctionRef {
                 name: Arc::from(name),
                 scope: None,

@@ -180,6 +180,29 @@ impl LowerCx<'_> {
                 }
                 self.lower_while(test, body, s.span)
             }
+            StmtKind::Raise { .. } => {
+                if crate::generic::active() {
+                    // Generic analysis reaches both arms of an `if` on an unknown
+                    // constexpr; `else: raise` refuses the values that take that arm, so
+                    // the arm adds nothing to analyse.
+                    return Ok(());
+                }
+                // The syntactic check leaves a `raise` under an `if` to this point: Triton
+                // rejects only a `raise` its code generator reaches.
+                Err(Diagnostic::error(
+                    tritonc_syntax::codes::RAISE,
+                    "Triton does not support `raise` inside a kernel, and this one is reached",
+                )
+                .with_primary(s.span, "reached with this specialization")
+                .with_note(
+                    "a `raise` in a branch that constexpr folding removes is accepted; this \
+                     branch is taken for the constexpr values given",
+                )
+                .with_help(
+                    "check constexpr conditions with `tl.static_assert` and runtime ones with \
+                     `tl.device_assert`",
+                ))
+            }
             StmtKind::Break => Err(unsupported(s.span, "`break`")),
             StmtKind::Continue => Err(unsupported(s.span, "`continue`")),
             _ => Err(unsupported(s.span, "this statement")),
@@ -390,6 +413,7 @@ impl LowerCx<'_> {
         for a in &call.args {
             bounds.push((self.lower_expr(a)?, a.span));
         }
+        self.range_keywords(&path, call, &mut bounds)?;
         match path.as_str() {
             "triton.language.static_range" => {
                 let ints: Vec<i128> = bounds
@@ -437,6 +461,146 @@ impl LowerCx<'_> {
                 "iterating over anything but `range`, `tl.range` or `tl.static_range`",
             )),
         }
+    }
+
+    /// The keywords of a `range`, `tl.range` or `tl.static_range` call, checked as Triton
+    /// 3.6 checks them (tests/fixtures/triton/coverage.json, `range_*`): the bounds may be
+    /// given by keyword (they join `bounds`); `tl.range`'s loop attributes must be
+    /// compile-time values (`num_stages` and `loop_unroll_factor` ints); any other keyword
+    /// is an error at its span. Python's `range` ignores keywords in Triton 3.6 (a
+    /// warning here).
+    ///
+    /// The tile IR's `scf.for` has no attributes, so the loop attributes are validated
+    /// and not kept: the back end pipelines by the launch's `num_stages`.
+    fn range_keywords(
+        &mut self,
+        path: &str,
+        call: &tritonc_syntax::ast::Call,
+        bounds: &mut Vec<(SemaValue, Span)>,
+    ) -> Result<(), Diagnostic> {
+        const BOUNDS: &[&str] = &["arg1", "arg2", "step"];
+        const LOOP_INTS: &[&str] = &["num_stages", "loop_unroll_factor"];
+        const LOOP_FLAGS: &[&str] = &[
+            "disallow_acc_multi_buffer",
+            "flatten",
+            "warp_specialize",
+            "disable_licm",
+        ];
+        let shown = match path {
+            "triton.language.range" => "tl.range",
+            "triton.language.static_range" => "tl.static_range",
+            "builtins.range" => "range",
+            _ => return Ok(()),
+        };
+        let mut by_name: Vec<(usize, SemaValue, Span)> = Vec::new();
+        for k in &call.keywords {
+            let Some(name) = &k.name else {
+                return Err(unsupported(k.span, "`**kwargs` in a range call"));
+            };
+            let name = name.name.as_str();
+            if path == "builtins.range" {
+                self.warn(
+                    Diagnostic::warning(
+                        codes::BAD_ARGUMENTS,
+                        format!("Triton 3.6 ignores the keyword `{name}` of Python's `range`"),
+                    )
+                    .with_primary(k.span, "ignored")
+                    .with_help("loop attributes such as `num_stages` belong to `tl.range`"),
+                );
+                continue;
+            }
+            let is_range = path == "triton.language.range";
+            let known = BOUNDS.contains(&name)
+                || (is_range && (LOOP_INTS.contains(&name) || LOOP_FLAGS.contains(&name)));
+            if !known {
+                let candidates: Vec<&str> = if is_range {
+                    BOUNDS
+                        .iter()
+                        .chain(LOOP_INTS)
+                        .chain(LOOP_FLAGS)
+                        .copied()
+                        .collect()
+                } else {
+                    BOUNDS.to_vec()
+                };
+                let mut d = Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!("`{shown}` got an unexpected keyword argument `{name}`"),
+                )
+                .with_primary(k.span, "not a parameter of this iterator")
+                .with_note(format!("`{shown}` takes: {}", candidates.join(", ")));
+                if let Some(s) = crate::builtins::names::did_you_mean(name, candidates.into_iter())
+                {
+                    d = d.with_help(format!("did you mean `{s}`?"));
+                }
+                return Err(d);
+            }
+            let v = self.lower_expr(&k.value)?;
+            if let Some(i) = BOUNDS.iter().position(|b| *b == name) {
+                by_name.push((i, v, k.value.span));
+                continue;
+            }
+            let Some(c) = v.as_const() else {
+                return Err(Diagnostic::error(
+                    codes::NOT_CONSTEXPR,
+                    format!("`{name}` of `tl.range` must be a compile-time value"),
+                )
+                .with_primary(k.value.span, format!("this is {}", v.describe()))
+                .with_note("Triton 3.6 sets it as an attribute of the loop when compiling"));
+            };
+            let int_ok = matches!(c, Constexpr::None | Constexpr::Int(_) | Constexpr::Bool(_))
+                || matches!(c, Constexpr::Symbolic(_));
+            if LOOP_INTS.contains(&name) && !int_ok {
+                return Err(Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!(
+                        "`{name}` of `tl.range` must be an int, not {}",
+                        c.type_name()
+                    ),
+                )
+                .with_primary(k.value.span, "")
+                .with_note("Triton 3.6 stores it as a 32-bit integer attribute of the loop"));
+            }
+        }
+        by_name.sort_by_key(|(i, _, _)| *i);
+        for (i, v, span) in by_name {
+            // Positional bounds first, then keywords in parameter order (Python rejects
+            // a bound given both ways).
+            if i < bounds.len() {
+                return Err(Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!("`{shown}` got multiple values for `{}`", BOUNDS[i]),
+                )
+                .with_primary(span, ""));
+            }
+            if i == 2 {
+                // `step=` with only an end: the start defaults to 0.
+                while bounds.len() < 2 {
+                    if bounds.is_empty() {
+                        return Err(Diagnostic::error(
+                            codes::BAD_ARGUMENTS,
+                            format!("`{shown}` needs an end bound"),
+                        )
+                        .with_primary(call.func.span, ""));
+                    }
+                    let end = bounds.pop().expect("one bound");
+                    bounds.push((SemaValue::Const(Constexpr::Int(0)), end.1));
+                    bounds.push(end);
+                }
+            }
+            if bounds.len() != i {
+                return Err(Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!(
+                        "`{shown}`: `{}` given without the bounds before it",
+                        BOUNDS[i]
+                    ),
+                )
+                .with_primary(span, ""));
+            }
+            bounds.push((v, span));
+        }
+        Ok(())
     }
 
     fn lower_scf_for(
