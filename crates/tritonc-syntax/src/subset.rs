@@ -6,7 +6,9 @@
 //! the branch is live for other constexpr values. The exception is `raise` under an `if`:
 //! kernels use `else: raise ...` to refuse constexpr values they do not support, and Triton
 //! rejects only a `raise` it reaches, so sema reports it when lowering reaches it
-//! (`tritonc_sema`'s statement lowering, same code). The accepted/rejected table is verified
+//! (`tritonc_sema`'s statement lowering, same code) — unless the `if` reads a parameter
+//! not annotated `tl.constexpr`: Triton generates both arms of such an `if`, so its
+//! `raise` is reported here. The accepted/rejected table is verified
 //! against Triton 3.6 by the fixtures in `tests/fixtures/subset/`.
 
 use tritonc_diagnostics::{Code, Diagnostic, Span};
@@ -22,6 +24,19 @@ pub fn check_kernel_subset(def: &FunctionDef) -> Vec<Diagnostic> {
         loop_depth: 0,
         with_depth: 0,
         if_depth: 0,
+        runtime_if_depth: 0,
+        runtime_params: def
+            .params
+            .iter()
+            .filter(|p| {
+                !p.annotation.as_ref().is_some_and(|a| {
+                    matches!(&a.kind, ExprKind::Name(n) if n == "constexpr")
+                        || matches!(&a.kind, ExprKind::Attribute { attr, .. } if attr.name == "constexpr")
+                })
+            })
+            .map(|p| p.name.name.clone())
+            .collect(),
+        names_read: Vec::new(),
     };
     if def.is_async {
         checker.report(
@@ -56,6 +71,13 @@ struct SubsetChecker {
     with_depth: u32,
     /// Enclosing `if` statements: a `raise` under one may be dead at compile time.
     if_depth: u32,
+    /// Enclosing `if`s whose condition reads a parameter not annotated `tl.constexpr`:
+    /// Triton generates both arms of those, so a `raise` under one is always reached.
+    runtime_if_depth: u32,
+    /// The kernel's parameters not annotated `tl.constexpr`.
+    runtime_params: Vec<String>,
+    /// Names read by the expression being checked (collected for `if` conditions).
+    names_read: Vec<String>,
 }
 
 impl SubsetChecker {
@@ -120,11 +142,18 @@ impl SubsetChecker {
                 self.expr(value);
             }
             StmtKind::If { test, body, orelse } => {
+                self.names_read.clear();
                 self.expr(test);
+                let runtime = self
+                    .names_read
+                    .iter()
+                    .any(|n| self.runtime_params.contains(n));
                 self.if_depth += 1;
+                self.runtime_if_depth += u32::from(runtime);
                 self.stmts(body);
                 self.stmts(orelse);
                 self.if_depth -= 1;
+                self.runtime_if_depth -= u32::from(runtime);
             }
             StmtKind::For {
                 target,
@@ -246,7 +275,7 @@ impl SubsetChecker {
                 "guard the operation with a mask (`mask=`, `tl.where`) instead",
             ),
             // Reported by sema if lowering reaches it (see the module docs).
-            StmtKind::Raise { .. } if self.if_depth > 0 => {}
+            StmtKind::Raise { .. } if self.if_depth > 0 && self.runtime_if_depth == 0 => {}
             StmtKind::Raise { .. } => self.report(
                 codes::RAISE,
                 span,
@@ -355,7 +384,8 @@ impl SubsetChecker {
     fn expr(&mut self, expr: &Expr) {
         let span = expr.span;
         match &expr.kind {
-            ExprKind::Name(_) | ExprKind::Constant(_) => {}
+            ExprKind::Name(n) => self.names_read.push(n.clone()),
+            ExprKind::Constant(_) => {}
             ExprKind::FString(parts) => {
                 for p in parts {
                     if let FStringPart::Formatted {

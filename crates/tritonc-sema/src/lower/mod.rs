@@ -58,6 +58,9 @@ pub struct LowerCx<'m> {
     pub(crate) warnings: Vec<Diagnostic>,
     /// Triton's debug mode: device asserts emit `tt.assert`.
     pub(crate) debug: bool,
+    /// How many branches of runtime `if`s enclose the statement being lowered (Triton
+    /// generates code for both arms, so a `raise` there is always reached).
+    pub(crate) runtime_branches: u32,
     /// Warps per program (`tl.extra.cuda.num_warps()`, `num_threads()`).
     pub(crate) num_warps: u32,
 }
@@ -263,6 +266,7 @@ fn lower_function(
         warnings: Vec::new(),
         debug: spec.options.debug,
         num_warps: spec.options.num_warps,
+        runtime_branches: 0,
     };
     cx.lower_body(&def.body)?;
     if let Some((v, span)) = cx.frames[0].returned.take() {

@@ -181,7 +181,7 @@ impl LowerCx<'_> {
                 self.lower_while(test, body, s.span)
             }
             StmtKind::Raise { .. } => {
-                if crate::generic::active() {
+                if crate::generic::active() && self.runtime_branches == 0 {
                     // Generic analysis reaches both arms of an `if` on an unknown
                     // constexpr; `else: raise` refuses the values that take that arm, so
                     // the arm adds nothing to analyse.
@@ -292,11 +292,17 @@ impl LowerCx<'_> {
         let if_op = self.builder(span).scf_if(cond.id, Vec::new());
 
         self.block = if_op.then_block;
-        self.lower_block(body, cont)?;
+        self.runtime_branches += 1;
+        let then = self.lower_block(body, cont);
+        self.runtime_branches -= 1;
+        then?;
         let then_vars = std::mem::replace(&mut self.frame().vars, before.clone());
         let then_returned = self.frame().returned.take();
         self.block = if_op.else_block;
-        self.lower_block(orelse, cont)?;
+        self.runtime_branches += 1;
+        let orelse_done = self.lower_block(orelse, cont);
+        self.runtime_branches -= 1;
+        orelse_done?;
         let else_returned = self.frame().returned.take();
         if then_returned.is_some() || else_returned.is_some() {
             // A returning branch ends the function on its path; the statements after the
