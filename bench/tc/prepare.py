@@ -101,7 +101,7 @@ def main():
         text, names, types, consts, fn, kname = signature(c)
         # tritonc
         cmd = [args.tritonc, "compile", str(ROOT / "bench" / "tc" / "kernels.py"), "--kernel", kname,
-               "--signature", text, "--num-warps", str(c["warps"]), "--target", "sm_80",
+               "--signature", text, "--num-warps", str(c["warps"]), "--num-stages", str(c["stages"]), "--target", "sm_80",
                "-o", str(d / "tritonc"), "--no-cache"]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:

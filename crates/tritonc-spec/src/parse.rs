@@ -118,6 +118,8 @@ pub struct LaunchSpec {
     pub grid: Vec<Expr>,
     /// Warps per program.
     pub num_warps: u32,
+    /// Software-pipelining stages of K loops (Triton's `num_stages`, default 3).
+    pub num_stages: u32,
     /// Triton's debug mode (`debug = true`): device asserts are compiled in.
     pub debug: bool,
     /// Seed for the initializers.
@@ -281,6 +283,7 @@ const TOP_KEYS: &[&str] = &[
     "name",
     "grid",
     "num_warps",
+    "num_stages",
     "debug",
     "seed",
     "tensors",
@@ -361,6 +364,7 @@ pub fn parse(text: &str, file: FileId) -> Result<LaunchSpec, Vec<Diagnostic>> {
         kernel_name: None,
         grid: Vec::new(),
         num_warps: 4,
+        num_stages: 3,
         debug: false,
         seed: 0,
         tensors: Vec::new(),
@@ -393,6 +397,13 @@ pub fn parse(text: &str, file: FileId) -> Result<LaunchSpec, Vec<Diagnostic>> {
                         );
                     }
                     spec.num_warps = w as u32;
+                }
+                "num_stages" => {
+                    let n = cx.f64(v)?;
+                    if !(1.0..=8.0).contains(&n) || n.fract() != 0.0 {
+                        return Err(cx.err(v.span(), "num_stages must be an integer from 1 to 8"));
+                    }
+                    spec.num_stages = n as u32;
                 }
                 "debug" => spec.debug = cx.bool(v)?,
                 "seed" => {

@@ -599,6 +599,7 @@ pub fn prepare(
         params,
         options: LaunchOptions {
             num_warps: spec.num_warps,
+            num_stages: spec.num_stages,
             // As Triton: the launch's debug option or the decorator's `debug=True`.
             debug: spec.debug || jit_debug(&parsed.module, &kernel_name),
             ..LaunchOptions::default()

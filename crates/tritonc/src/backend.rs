@@ -319,6 +319,7 @@ fn codegen_options(
     tritonc_codegen::CompileOptions {
         num_warps: spec.options.num_warps,
         fp_fusion: options.fp_fusion,
+        num_stages: spec.options.num_stages,
     }
 }
 

@@ -19,12 +19,12 @@ use super::LowerError;
 
 /// How a lowered value was flattened: its register count and whether it is a scalar.
 #[derive(Clone, Copy)]
-struct Slot {
+pub(super) struct Slot {
     len: usize,
     scalar: bool,
 }
 
-fn unflatten<'c, 'a>(values: &[Value<'c, 'a>], slots: &[Slot]) -> Vec<Lowered<'c, 'a>> {
+pub(super) fn unflatten<'c, 'a>(values: &[Value<'c, 'a>], slots: &[Slot]) -> Vec<Lowered<'c, 'a>> {
     let mut out = Vec::with_capacity(slots.len());
     let mut at = 0;
     for s in slots {
@@ -53,7 +53,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     }
 
     /// Operands `range` of `op` (converted as the op needs them), flattened.
-    fn flatten_operands(
+    pub(super) fn flatten_operands_of(
         &mut self,
         op: OpId,
         range: std::ops::Range<usize>,
@@ -126,7 +126,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 OpKind::Condition => ("scf.condition", 1),
                 _ => ("scf.yield", 0),
             };
-            let (mut values, slots) = self.flatten_operands(term, first..n)?;
+            let (mut values, slots) = self.flatten_operands_of(term, first..n)?;
             if slots.len() != expected.len()
                 || slots.iter().zip(expected).any(|(a, b)| a.len != b.len)
             {
@@ -147,7 +147,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         result
     }
 
-    fn bind_results(&mut self, op: OpId, values: &[Value<'c, 'a>], slots: &[Slot]) {
+    pub(super) fn bind_results_of(&mut self, op: OpId, values: &[Value<'c, 'a>], slots: &[Slot]) {
         let results = self.func.op(op).results().to_vec();
         for (r, l) in results.into_iter().zip(unflatten(values, slots)) {
             self.values.insert(r, l);
@@ -155,11 +155,14 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     }
 
     pub(super) fn lower_for(&mut self, op: OpId) -> Result<(), LowerError> {
+        if let Some(plan) = self.pipelines.get(&op).cloned() {
+            return self.lower_pipelined_for(op, &plan);
+        }
         let n = self.func.op(op).operands().len();
         let lb = self.operand(op, 0)?.reg(0);
         let ub = self.operand(op, 1)?.reg(0);
         let step = self.operand(op, 2)?.reg(0);
-        let (inits, slots) = self.flatten_operands(op, 3..n)?;
+        let (inits, slots) = self.flatten_operands_of(op, 3..n)?;
         let types: Vec<Type<'c>> = inits.iter().map(|v| v.r#type()).collect();
         let mut operands = vec![lb, ub, step];
         operands.extend(&inits);
@@ -181,7 +184,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let tile_body = self.func.region_entry(op, 0);
         self.lower_region(tile_body, body, lowered, &slots)?;
         self.at_op(op);
-        self.bind_results(op, &results, &slots);
+        self.bind_results_of(op, &results, &slots);
         Ok(())
     }
 
@@ -202,13 +205,13 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             self.lower_region(tile_block, target, Vec::new(), &slots)?;
         }
         self.at_op(op);
-        self.bind_results(op, &values, &slots);
+        self.bind_results_of(op, &values, &slots);
         Ok(())
     }
 
     pub(super) fn lower_while(&mut self, op: OpId) -> Result<(), LowerError> {
         let n = self.func.op(op).operands().len();
-        let (inits, init_slots) = self.flatten_operands(op, 0..n)?;
+        let (inits, init_slots) = self.flatten_operands_of(op, 0..n)?;
         let init_types: Vec<Type<'c>> = inits.iter().map(|v| v.r#type()).collect();
         let after = self
             .func
@@ -243,7 +246,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             &init_slots,
         )?;
         self.at_op(op);
-        self.bind_results(op, &results, &after_slots);
+        self.bind_results_of(op, &results, &after_slots);
         Ok(())
     }
 }

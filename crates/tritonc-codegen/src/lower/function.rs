@@ -100,6 +100,19 @@ pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     pub requires_sm: Option<(u32, Option<tritonc_diagnostics::Span>, String)>,
     /// External functions called (libdevice), with their argument and result types.
     pub externs: std::collections::BTreeMap<String, (Vec<Type<'c>>, Type<'c>)>,
+    /// The compute capability compiled for.
+    pub target_sm: u32,
+    /// Pipelined loops (`pipeline.rs`), by `scf.for` op.
+    pub pipelines: HashMap<OpId, super::pipeline::LoopPipeline>,
+    /// Loads turned into `cp.async` copies, by `tt.load` op.
+    pub pipelined: HashMap<OpId, super::pipeline::PipelinedLoad>,
+    /// Inside a pipelined loop: the buffer index its pipelined loads are read from.
+    pub pipe_read: HashMap<OpId, Value<'c, 'a>>,
+    /// Bytes of the pipeline buffers at the start of shared memory.
+    pub pipe_bytes: u32,
+    /// Where the scratch starts: after the pipeline buffers while they are live (from a
+    /// pipelined loop's first copies to its drain), at 0 elsewhere.
+    pub scratch_base: u32,
 }
 
 /// The MLIR type of a dtype (signless integers; `i1` stays `i1`).
@@ -148,11 +161,19 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             current_op: None,
             externs: std::collections::BTreeMap::new(),
             requires_sm: None,
+            target_sm: 0,
+            pipelines: HashMap::new(),
+            pipelined: HashMap::new(),
+            pipe_read: HashMap::new(),
+            pipe_bytes: 0,
+            scratch_base: 0,
         }
     }
 
+    /// Bytes of shared memory the kernel needs: the largest scratch use (counted from
+    /// where the scratch started then) or the pipeline buffers.
     pub fn shared_bytes(&self) -> u32 {
-        self.shared_bytes
+        self.shared_bytes.max(self.pipe_bytes)
     }
 
     /// An error at the op being lowered.
@@ -175,6 +196,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         }
         // Computed up front: a first use inside a loop would not dominate later uses.
         self.warp_lane()?;
+        self.pipe_bytes = u32::try_from(self.plan_pipelines())
+            .map_err(|_| self.error("pipeline buffers over 4 GiB"))?;
         self.lower_block(self.func.entry_block())?;
         Ok(())
     }
@@ -569,6 +592,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::Hint(_) => {
                 let v = self.operand(op, 0)?;
                 self.set(op, v);
+                Ok(())
+            }
+            // A load the pipeline turned into `cp.async` copies: its dot reads the buffer.
+            OpKind::Load { .. } if self.pipe_read.contains_key(&op) => {
+                let r = self.func.op(op).results()[0];
+                self.values.insert(r, Lowered::block(Vec::new()));
                 Ok(())
             }
             OpKind::Load { .. } => self.lower_load(op),

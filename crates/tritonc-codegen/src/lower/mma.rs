@@ -67,15 +67,19 @@ fn instr_for(a: DType, acc: DType) -> Option<Instr> {
 }
 
 /// Where one operand lives in shared memory.
-struct Staged {
-    /// Bytes from the start of the scratch array.
-    byte_offset: u32,
+#[derive(Clone, Debug)]
+pub(crate) struct Staged {
+    /// Bytes from the start of the scratch array (of the pipeline region, when
+    /// `pipelined`).
+    pub byte_offset: u32,
     /// Element strides of the operand's logical dims (A: `[m, k]`, B: `[k, n]`).
-    strides: [u64; 2],
+    pub strides: [u64; 2],
     /// Whether it is read with `ldmatrix.trans` (stored K-major for a 16-bit type).
-    trans: bool,
+    pub trans: bool,
     /// Bytes it takes.
-    bytes: u64,
+    pub bytes: u64,
+    /// Whether it is in a pipeline buffer (`pipeline.rs`) rather than the scratch.
+    pub pipelined: bool,
 }
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
@@ -161,22 +165,56 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 Some(tritonc_ttgir::Layout::Mma(a_mma)) if a_mma == mma
             )
             && layouts[0].num_registers() as u64 == 4 * tiles_m * (k / 8);
+        // Operands the K loop's pipeline copied into its buffers (`pipeline.rs`), with the
+        // buffer this iteration reads.
+        let piped: Vec<Option<(Staged, Value<'c, 'a>, u64)>> = (0..2)
+            .map(|i| {
+                let load = self.func.defining_op(data.operands()[i])?;
+                let read = *self.pipe_read.get(&load)?;
+                let p = self.pipelined.get(&load)?;
+                let mut st = p.staged.clone();
+                st.pipelined = true;
+                Some((st, read, p.buffer_bytes / elem_bytes))
+            })
+            .collect();
         // A is [m, k]: its outer dim is 0; B is [k, n]: its outer dim is 1.
-        let a_stage = stage(&layouts[0], 0, [m, k], elem_bytes, row_elems, 0);
-        let b_start = if a_in_registers {
-            0
-        } else {
+        let mut a_stage = stage(&layouts[0], 0, [m, k], elem_bytes, row_elems, 0);
+        let a_scratch = !a_in_registers && piped[0].is_none();
+        let b_start = if a_scratch {
             a_stage.bytes.next_multiple_of(128)
+        } else {
+            0
         };
-        let b_stage = stage(&layouts[1], 1, [k, n], elem_bytes, row_elems, b_start);
-        self.claim_shared(b_start + b_stage.bytes)?;
+        let mut b_stage = stage(&layouts[1], 1, [k, n], elem_bytes, row_elems, b_start);
+        let b_scratch = piped[1].is_none();
+        if a_scratch || b_scratch {
+            let end = if b_scratch { b_start + b_stage.bytes } else { b_start };
+            self.claim_shared(end)?;
+        }
         let a_regs = self.operand(op, 0)?.regs;
-        if !a_in_registers {
+        if a_scratch {
             self.stage_write(&a_regs, a_ty, &layouts[0], &a_stage)?;
         }
-        let b_regs = self.operand(op, 1)?.regs;
-        self.stage_write(&b_regs, b_ty, &layouts[1], &b_stage)?;
-        self.mlir(self.b.barrier())?;
+        if b_scratch {
+            let b_regs = self.operand(op, 1)?.regs;
+            self.stage_write(&b_regs, b_ty, &layouts[1], &b_stage)?;
+        }
+        if a_scratch || b_scratch {
+            self.mlir(self.b.barrier())?;
+        }
+        // Buffer offsets (in elements) of pipelined operands.
+        let mut buffer_offset = [None, None];
+        for (i, p) in piped.iter().enumerate() {
+            if let Some((st, read, elems)) = p {
+                if i == 0 {
+                    a_stage = st.clone();
+                } else {
+                    b_stage = st.clone();
+                }
+                let e = self.i32c(*elems as i32)?;
+                buffer_offset[i] = Some(self.mlir(self.b.binary("arith.muli", *read, e))?);
+            }
+        }
 
         // Each lane's ldmatrix row, as a layout over the operand's logical coordinates.
         let warp_m: Vec<Vec<u64>> = acc_linear
@@ -213,8 +251,16 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             lanes: b_lanes,
             warps: warp_n,
         };
-        let a_base = self.stage_index(&a_rows, &a_stage)?;
-        let b_base = self.stage_index(&b_rows, &b_stage)?;
+        let mut a_base = self.stage_index(&a_rows, &a_stage)?;
+        let mut b_base = self.stage_index(&b_rows, &b_stage)?;
+        for (base, off) in [(&mut a_base, buffer_offset[0]), (&mut b_base, buffer_offset[1])] {
+            if let Some(off) = off {
+                *base = Some(match *base {
+                    Some(x) => self.mlir(self.b.binary("arith.addi", x, off))?,
+                    None => off,
+                });
+            }
+        }
 
         let acc = self.operand(op, 2)?.regs;
         let mut acc = acc;
@@ -357,7 +403,11 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
         let b = self.b;
         let ctx = b.context();
-        let ptr = self.shared_slot(elem, staged.byte_offset, const_part, dynamic)?;
+        let ptr = if staged.pipelined {
+            self.pipe_slot(elem, staged.byte_offset, const_part, dynamic)?
+        } else {
+            self.shared_slot(elem, staged.byte_offset, const_part, dynamic)?
+        };
         let parse = |text: &str| {
             Attribute::parse(ctx, text).ok_or_else(|| self.error(format!("bad attribute `{text}`")))
         };
@@ -417,7 +467,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
 /// Where an operand of logical shape `dims` (A: `[m, k]`, B: `[k, n]`; `outer` is its
 /// M or N dim) is staged: K-contiguous rows unless it is a 16-bit type whose registers
 /// run along its M/N dim, rows padded by 16 bytes.
-fn stage(
+pub(super) fn stage(
     linear: &LinearLayout,
     outer: usize,
     dims: [u64; 2],
@@ -440,5 +490,6 @@ fn stage(
         strides,
         trans,
         bytes: dims[slow] * pitch * elem_bytes,
+        pipelined: false,
     }
 }

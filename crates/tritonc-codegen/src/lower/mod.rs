@@ -21,6 +21,7 @@ mod fp8;
 mod function;
 mod memory;
 mod mma;
+mod pipeline;
 mod reduce;
 mod scan;
 mod shape;
@@ -53,6 +54,10 @@ pub struct CompileOptions {
     /// Let LLVM fuse `a * b + c` into `fma` (Triton's `enable_fp_fusion`, on by default):
     /// any multiply feeding an add, as Triton's `FPOpFusion::Fast`; off, none (`Strict`).
     pub fp_fusion: bool,
+    /// Triton's `num_stages`: K loops feeding tensor-core dots keep this many shared
+    /// buffers per operand, filled by `cp.async` `num_stages − 1` iterations ahead
+    /// (`lower/pipeline.rs`); below 2, no pipelining.
+    pub num_stages: u32,
 }
 
 impl Default for CompileOptions {
@@ -60,6 +65,7 @@ impl Default for CompileOptions {
         CompileOptions {
             num_warps: 4,
             fp_fusion: true,
+            num_stages: 3,
         }
     }
 }
@@ -376,6 +382,7 @@ fn build_module<'c>(
             options,
             args.to_vec(),
         );
+        lowering.target_sm = target.sm;
         match lowering.run() {
             Ok(()) => {
                 shared_bytes = lowering.shared_bytes();
@@ -401,6 +408,18 @@ fn build_module<'c>(
         message: e.to_string(),
         span: None,
     })?;
+    let limit = pipeline::shared_limit(target.sm);
+    if u64::from(shared_bytes) > limit {
+        return Err(CompileError {
+            stage: CompileStage::Lowering,
+            message: format!(
+                "`{}` needs {shared_bytes} bytes of shared memory per block; {} offers at most {limit} (use smaller blocks, fewer `num_stages`, or a newer target)",
+                func.name,
+                target.chip()
+            ),
+            span: func.loc.known_span(),
+        });
+    }
     let dynamic_shared = shared_bytes > STATIC_SHARED_LIMIT;
     if shared_bytes > 0 {
         let i8_type = melior::ir::r#type::IntegerType::new(context, 8).into();

@@ -46,6 +46,28 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         const_part: u64,
         dynamic: Option<Value<'c, 'a>>,
     ) -> Result<Value<'c, 'a>, LowerError> {
+        self.shared_slot_at(elem, self.scratch_base + byte_offset, const_part, dynamic)
+    }
+
+    /// A pointer into the pipeline buffers at the start of shared memory
+    /// (`pipeline.rs`): element `const_part + dynamic` after `byte_offset` bytes.
+    pub(super) fn pipe_slot(
+        &self,
+        elem: Type<'c>,
+        byte_offset: u32,
+        const_part: u64,
+        dynamic: Option<Value<'c, 'a>>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        self.shared_slot_at(elem, byte_offset, const_part, dynamic)
+    }
+
+    fn shared_slot_at(
+        &self,
+        elem: Type<'c>,
+        byte_offset: u32,
+        const_part: u64,
+        dynamic: Option<Value<'c, 'a>>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
         let b = self.b;
         let base = self.mlir(b.address_of(SHARED_SCRATCH, SHARED_ADDRESS_SPACE))?;
         let base = if byte_offset == 0 {
@@ -67,7 +89,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     /// Waits for earlier readers of the shared scratch before it is written again.
     pub(super) fn claim_shared(&mut self, bytes: u64) -> Result<(), LowerError> {
         let bytes = u32::try_from(bytes).map_err(|_| self.error("shared scratch over 4 GiB"))?;
-        self.shared_bytes = self.shared_bytes.max(bytes.next_multiple_of(16));
+        self.shared_bytes = self
+            .shared_bytes
+            .max(self.scratch_base + bytes.next_multiple_of(16));
         if self.shared_in_use {
             self.mlir(self.b.barrier())?;
         }

@@ -61,6 +61,7 @@ pub fn compile_source_with(
 ) -> Result<CompiledKernel, String> {
     let file = name;
     let num_warps = launch.num_warps;
+    let num_stages = launch.num_stages;
     let mut sources = SourceMap::new();
     let file_id = sources.add(name.to_string(), src.to_string());
     assert_eq!(file_id, FileId(0));
@@ -89,6 +90,7 @@ pub fn compile_source_with(
         .expect("the module holds the kernel");
     let options = CompileOptions {
         num_warps,
+        num_stages,
         ..CompileOptions::default()
     };
     if let Some(dir) = std::env::var_os("TRITONC_DUMP_TTGIR") {
@@ -345,7 +347,7 @@ fn loops_scans_and_dots_lower_to_the_expected_instructions() {
     // and erf comes from libdevice (a definition, not an extern).
     let sig = "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 128, 256, 64, 8, 'gelu'";
     if tritonc_codegen::locate_libdevice().is_some() {
-        let k = compile_example("matmul.py", "matmul_kernel", sig, 8, 75);
+        let k = compile_example("matmul.py", "matmul_kernel", sig, 8, 90);
         assert!(k.dynamic_shared && k.shared_bytes > 48 * 1024);
         assert!(
             k.ptx
@@ -355,8 +357,10 @@ fn loops_scans_and_dots_lower_to_the_expected_instructions() {
         );
         assert!(!k.ptx.contains(".extern .func"), "libdevice is linked");
         // The pointer blocks carried by the k loop keep their axis facts (init joined
-        // with `ptrs + BLOCK_K * stride`): 128-bit loads of A and B.
-        assert!(k.ptx.contains("ld.global.v4.b32"), "{}", k.ptx);
+        // with `ptrs + BLOCK_K * stride`): 16-byte copies of A and B (the loop is
+        // pipelined: `cp.async` straight into shared memory).
+        assert!(k.ptx.contains("cp.async.cg.shared.global"), "{}", k.ptx);
+        assert!(k.ptx.contains(", 16, %r"), "{}", k.ptx);
     }
 }
 

@@ -111,3 +111,91 @@ def kernel(q_ptr, k_ptr, v_ptr, o_ptr, BLOCK: tl.constexpr, D: tl.constexpr):
     // Q: 4 K steps, one x4 each; K and V (B operands, 8 tiles = 4 x4 per step): 32.
     assert_eq!(ldmatrix_a + k.ptx.matches("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16").count(), 4 + 16 + 16, "{}", k.ptx);
 }
+
+const K_LOOP: &str = "import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(a_ptr, b_ptr, c_ptr, K, stride_a, stride_b,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_a + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_b + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k, other=0.0)
+        acc += tl.dot(a, b)
+        a_ptrs += BK
+        b_ptrs += BK * stride_b
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+";
+
+fn k_loop(sig: &str, num_stages: u32, sm: u32) -> tritonc_codegen::CompiledKernel {
+    let launch = tritonc_sema::LaunchOptions {
+        num_warps: 4,
+        num_stages,
+        ..tritonc_sema::LaunchOptions::default()
+    };
+    crate::from_source::compile_source_with("kloop.py", K_LOOP, "kernel", sig, launch, sm)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+const ALIGNED: &str = "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, 128, 128, 64";
+
+#[test]
+fn k_loops_feeding_mma_are_pipelined_with_cp_async() {
+    // num_stages = 4: three buffers per operand (Triton's num_stages − 1), copies two
+    // iterations ahead: the loop waits until one group is pending.
+    let k = k_loop(ALIGNED, 4, 80);
+    // A 128x64 and B 64x128 fp16 over 128 threads: 8 and 8 16-byte copies per iteration,
+    // issued twice before the loop and once in it.
+    assert_eq!(k.ptx.matches("cp.async.cg.shared.global").count(), 3 * 16, "{}", k.ptx);
+    let words = k.ptx.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("cp.async.wait_group 1;"), "{}", k.ptx);
+    assert!(words.contains("cp.async.wait_group 0;"), "the loop is drained");
+    // Masked lanes are zero-filled (source size 0), not skipped.
+    assert!(k.ptx.contains("cp.async.cg.shared.global [") && k.ptx.contains(", 16, %r"), "{}", k.ptx);
+    // Buffers: A 128 x (64 + 8) and B 64 x (128 + 8) fp16, three of each.
+    let per_stage = (128 * 72 * 2u32).next_multiple_of(128) + (64 * 136 * 2u32).next_multiple_of(128);
+    assert_eq!(k.shared_bytes, (3 * per_stage).next_multiple_of(128));
+    // num_stages = 3: two buffers, one iteration ahead.
+    let k = k_loop(ALIGNED, 3, 80);
+    assert_eq!(k.ptx.matches("cp.async.cg.shared.global").count(), 2 * 16);
+    let words = k.ptx.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(!words.contains("cp.async.wait_group 1;") && words.contains("cp.async.wait_group 0;"));
+    if let Some(p) = Ptxas::locate(&workspace_root()) {
+        for sm in ["sm_80", "sm_90"] {
+            p.check(&k.ptx, sm).unwrap_or_else(|e| panic!("{sm}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn loops_stay_unpipelined_where_copies_cannot_be_made() {
+    // num_stages = 1: no pipelining.
+    let k = k_loop(ALIGNED, 1, 80);
+    assert!(!k.ptx.contains("cp.async"), "{}", k.ptx);
+    assert!(k.ptx.contains("mma.sync"));
+    // Strides without a divisibility hint: 2-byte accesses, below cp.async's 4 bytes.
+    let k = k_loop("*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, 128, 128, 64", 3, 80);
+    assert!(!k.ptx.contains("cp.async"), "{}", k.ptx);
+    assert!(k.ptx.contains("mma.sync"));
+    // Below sm_80 there is neither mma.sync nor cp.async.
+    let k = k_loop(ALIGNED, 3, 75);
+    assert!(!k.ptx.contains("cp.async") && !k.ptx.contains("mma.sync"));
+}
+
+#[test]
+fn a_block_over_the_targets_shared_memory_is_a_compile_error() {
+    // A 256x256x256 fp16 dot on sm_80 stages 2 x 256 x (256 + 8) x 2 bytes in shared
+    // memory and converts a 256x256 fp32 result: more than an A100's 163 KiB.
+    let fixture = fixture();
+    let src = fixture["cases"][0]["source"].as_str().unwrap();
+    let err = compile_source("dot.py", src, "kernel", "*fp16:16, *fp16:16, *fp32:16, 256", 8, 80)
+        .expect_err("over the limit");
+    assert!(err.contains("bytes of shared memory per block") && err.contains("sm_80"), "{err}");
+}

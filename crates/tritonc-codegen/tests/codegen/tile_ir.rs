@@ -205,6 +205,7 @@ fn fp_fusion_switch_controls_fma() {
     let options = CompileOptions {
         num_warps: 4,
         fp_fusion: false,
+        ..CompileOptions::default()
     };
     let plain = compile_to_ptx(&f, &sources(), &NvptxTarget::new(90), &options).unwrap();
     assert!(!plain.ptx.contains("fma.rn.f32"), "{}", plain.ptx);
