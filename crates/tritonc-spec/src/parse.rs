@@ -618,3 +618,26 @@ fn tensor(cx: &Cx, name: &str, v: &Val<'_>) -> Result<TensorSpec, Vec<Diagnostic
         span: cx.span(v.span()),
     })
 }
+
+#[cfg(test)]
+mod num_stages_tests {
+    use super::*;
+
+    const HEAD: &str = "kernel = \"k.py\"\ngrid = [\"1\"]\n";
+
+    #[test]
+    fn num_stages_defaults_to_tritons_3_and_is_checked() {
+        let file = FileId(0);
+        assert_eq!(parse(HEAD, file).expect("parses").num_stages, 3);
+        let four = parse(&format!("{HEAD}num_stages = 4\n"), file).expect("parses");
+        assert_eq!(four.num_stages, 4);
+        for bad in ["0", "2.5", "9"] {
+            let errors = parse(&format!("{HEAD}num_stages = {bad}\n"), file)
+                .expect_err("out of range");
+            assert!(
+                errors.iter().any(|d| d.message.contains("num_stages must be")),
+                "{bad}: {errors:?}"
+            );
+        }
+    }
+}
