@@ -179,6 +179,21 @@ impl std::fmt::Debug for ReductionOrderSource {
     }
 }
 
+/// The compute capability whose layouts the back-end orders follow: every NVIDIA target
+/// tritonc compiles for (sm_80 and later) assigns the same layouts, tensor-core
+/// accumulators (`#ttg.nvidia_mma`) included, so a reduction of a dot's result (attention's
+/// row max and sum) is replayed in the order the GPU combines it.
+pub const BACKEND_CAPABILITY: u32 = 90;
+
+/// The back end's layout assignment of `func` on `num_warps` warps.
+pub(crate) fn backend_layouts(
+    func: &Function,
+    num_warps: u32,
+) -> Option<tritonc_ttgir::LayoutAssignment> {
+    let options = tritonc_ttgir::GpuOptions::nvidia_sm(num_warps, BACKEND_CAPABILITY);
+    tritonc_ttgir::assign_layouts_for(func, &options).ok()
+}
+
 impl ReductionOrderSource {
     /// The order of every `tt.reduce` in `func`, computed once per launch.
     pub fn orders_for(&self, func: &Function, num_warps: u32) -> HashMap<OpId, ReductionOrder> {
@@ -196,7 +211,7 @@ impl ReductionOrderSource {
             .collect();
         let assignment = match self {
             ReductionOrderSource::Backend | ReductionOrderSource::Triton if !reduces.is_empty() => {
-                tritonc_ttgir::assign_layouts(func, num_warps).ok()
+                crate::order::backend_layouts(func, num_warps)
             }
             _ => None,
         };

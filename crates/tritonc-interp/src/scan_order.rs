@@ -323,7 +323,7 @@ pub fn scan_orders_for(
         .collect();
     let assignment = match source {
         ReductionOrderSource::Triton if !scans.is_empty() => {
-            tritonc_ttgir::assign_layouts(func, num_warps).ok()
+            crate::order::backend_layouts(func, num_warps)
         }
         _ => None,
     };
