@@ -217,6 +217,13 @@ def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     tl.store(y_ptr + r, tl.abs(tl.load(x_ptr + r)))
 """
 
+FP8_OTHER = """
+@triton.jit
+def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(y_ptr + r, tl.load(x_ptr + r, mask=r < 3, other=OTHER))
+"""
+
 DO_NOT_SPECIALIZE_UNKNOWN = """
 @triton.jit(do_not_specialize=["missing", 7])
 def kernel(x_ptr, n):
@@ -281,6 +288,10 @@ CASES: list[tuple[str, str, dict, str]] = [
     ("gdc_wait_and_launch_dependents", GDC, {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
     ("num_threads", NUM_THREADS, {"x_ptr": "*i32"}, "*i32"),
     ("abs_bf16", ABS_BF16, {"x_ptr": "*bf16", "y_ptr": "*bf16", "BLOCK": 64}, "*bf16, *bf16, 64"),
+    ("fp8_load_int_other", FP8_OTHER.replace("OTHER", "0"), {"x_ptr": "*fp8e4nv", "y_ptr": "*fp8e4nv", "BLOCK": 64},
+     "*fp8e4nv, *fp8e4nv, 64"),
+    ("fp8_load_float_other", FP8_OTHER.replace("OTHER", "0.0"),
+     {"x_ptr": "*fp8e4nv", "y_ptr": "*fp8e4nv", "BLOCK": 64}, "*fp8e4nv, *fp8e4nv, 64"),
     ("abs_fp16", ABS_BF16, {"x_ptr": "*fp16", "y_ptr": "*fp16", "BLOCK": 64}, "*fp16, *fp16, 64"),
     ("do_not_specialize_unknown_names", DO_NOT_SPECIALIZE_UNKNOWN, {"x_ptr": "*i32", "n": "i32"}, "*i32, i32"),
     ("constexpr_global_from_call", CONSTEXPR_GLOBAL_CALL, {"x_ptr": "*bf16", "casting_mode": 0, "BLOCK": 64},

@@ -94,6 +94,7 @@ fn expected_rejection(name: &str) -> (&'static str, &'static str) {
         "range_num_stages_runtime" => ("E0309", "n"),
         "range_unknown_keyword" => ("E0308", "num_stage=2"),
         "range_num_stages_float" => ("E0308", "2.5"),
+        "fp8_load_int_other" => ("E0313", "other=0"),
         other => panic!("no expectation for the rejected case {other}"),
     }
 }

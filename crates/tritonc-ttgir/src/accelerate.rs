@@ -11,6 +11,7 @@
 //! | bf16, bf16 | fp32 | `mma.sync.m16n8k16.f32.bf16.bf16.f32` |
 //! | fp32, fp32 (`input_precision = tf32`) | fp32 | `mma.sync.m16n8k8.f32.tf32.tf32.f32` |
 //! | int8, int8 | int32 | `mma.sync.m16n8k32.s32.s8.s8.s32.satfinite` |
+//! | fp8 e4m3 or e5m2 (both the same), sm_89+ | fp32 | widened to fp16 exactly, then `m16n8k16.f32.f16.f16.f32` (Triton's sm_90 choice) |
 //!
 //! and its block is 2-D with M ≥ 16, N ≥ 8 and K at least one instruction step. Every
 //! other dot (fp16 accumulators, `ieee` and `tf32x3` fp32, fp8, 3-D, smaller blocks) stays
@@ -34,6 +35,9 @@ pub fn mma_k_step(a: DType, b: DType, acc: DType, precision: InputPrecision) -> 
         (DType::F16, DType::F16, DType::F32) | (DType::BF16, DType::BF16, DType::F32) => Some(16),
         (DType::F32, DType::F32, DType::F32) if precision == InputPrecision::Tf32 => Some(8),
         (DType::I8, DType::I8, DType::I32) => Some(32),
+        // Widened to fp16 first (exactly), as Triton 3.6's sm_90 code does.
+        (DType::F8E4M3FN, DType::F8E4M3FN, DType::F32)
+        | (DType::F8E5M2, DType::F8E5M2, DType::F32) => Some(16),
         _ => None,
     }
 }
@@ -57,6 +61,10 @@ pub fn mma_layout_for(func: &Function, dot: OpId, num_warps: u32, capability: u3
     let r = data.results()[0];
     let dtype = |v: Value| func.value_type(v).dtype();
     let k_step = mma_k_step(dtype(a)?, dtype(b)?, dtype(r)?, input_precision)?;
+    // fp8 MMAs exist from sm_89 (Ada) on.
+    if dtype(a)?.bitwidth() == Some(8) && dtype(a)?.is_float() && capability < 89 {
+        return None;
+    }
     let shape = func.value_type(r).known_shape()?;
     let a_shape = func.value_type(a).known_shape()?;
     if shape.len() != 2 || a_shape.len() != 2 {

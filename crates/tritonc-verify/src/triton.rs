@@ -62,7 +62,8 @@ import torch
 
 dtypes = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
           "fp64": torch.float64, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
-          "i64": torch.int64, "u8": torch.uint8, "i1": torch.bool}
+          "i64": torch.int64, "u8": torch.uint8, "i1": torch.bool,
+          "fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}
 storages = []
 for i, b in enumerate(cfg["buffers"]):
     raw = open(os.path.join(here, f"buf{i}.bin"), "rb").read()

@@ -180,7 +180,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
 
     /// An operand element as the accumulator type sees it.
     fn dot_input(
-        &self,
+        &mut self,
         v: Value<'c, 'a>,
         dtype: DType,
         acc_dtype: DType,
@@ -201,6 +201,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         }
         let widened = if dtype == acc_dtype {
             v
+        } else if matches!(dtype, DType::F8E4M3FN | DType::F8E5M2) && acc_dtype == DType::F32 {
+            // fp8 travels as its byte: widened exactly through fp16 (sm_89's cvt).
+            self.fp_to_fp(v, dtype, DType::F32, None)?
         } else if dtype.is_float() && dtype.bitwidth() < acc_dtype.bitwidth() {
             self.mlir(b.value("arith.extf", &[v], acc_ty, &[]))?
         } else {

@@ -409,6 +409,15 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 Some(DType::F32) => self.mlir(b.call_intrinsic("llvm.fabs.f32", &[x], ty)),
                 Some(DType::F16) => self.mlir(b.call_intrinsic("llvm.fabs.f16", &[x], ty)),
                 Some(DType::F64) => self.mlir(b.call_intrinsic("llvm.fabs.f64", &[x], ty)),
+                // bf16: clear the sign bit (what `fabs` does, on every target).
+                Some(DType::BF16) => {
+                    let i16t: Type = IntegerType::new(b.context(), 16).into();
+                    let bits = self.mlir(b.value("llvm.bitcast", &[x], i16t, &[]))?;
+                    let mask = IntegerAttribute::new(i16t, 0x7fff).into();
+                    let mask = self.mlir(b.value("arith.constant", &[], i16t, &[("value", mask)]))?;
+                    let cleared = self.mlir(b.binary("arith.andi", bits, mask))?;
+                    self.mlir(b.value("llvm.bitcast", &[cleared], ty, &[]))
+                }
                 _ => Err(self.error("abs of this float type is not supported yet")),
             },
             MathOp::Floor => self.intrinsic_f32("llvm.floor.f32", x, ty, dtype),

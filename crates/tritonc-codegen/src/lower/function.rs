@@ -563,7 +563,23 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             }
             OpKind::Constant(c) => {
                 let r = result.expect("invariant: a constant has one result");
-                let v = self.constant(r, c)?;
+                let dtype = self.func.value_type(r).dtype();
+                let v = match (dtype, c) {
+                    // fp8 lives as its byte: the value is converted as `tt.fp_to_fp` would
+                    // (nearest even, saturating), zero without an instruction.
+                    (Some(d), ConstValue::Float(f)) if d.is_fp8() => {
+                        if f == 0.0 {
+                            let i8t: Type = IntegerType::new(self.b.context(), 8).into();
+                            let bits = if f.is_sign_negative() { -128 } else { 0 };
+                            let attr = IntegerAttribute::new(i8t, bits).into();
+                            self.mlir(self.b.value("arith.constant", &[], i8t, &[("value", attr)]))?
+                        } else {
+                            let x = self.mlir(self.b.const_f32(f as f32))?;
+                            self.fp_to_fp(x, DType::F32, d, None)?
+                        }
+                    }
+                    _ => self.constant(r, c)?,
+                };
                 let lowered = if self.func.value_type(r).is_tensor() {
                     let n = self.result_linear(r)?.num_registers() as usize;
                     Lowered::block(vec![v; n])

@@ -80,6 +80,9 @@ pub(crate) struct Staged {
     pub bytes: u64,
     /// Whether it is in a pipeline buffer (`pipeline.rs`) rather than the scratch.
     pub pipelined: bool,
+    /// A 32-bit B operand stored N-contiguous (`[K][N + 8]`), its fragments read with
+    /// one `ld.shared.b32` per element (`ldmatrix.trans` moves only 16-bit elements).
+    pub scalar: bool,
 }
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
@@ -108,7 +111,11 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let (Some(a_dt), Some(b_dt), Some(acc_dt)) = (dtype(a_v), dtype(b_v), dtype(r)) else {
             return Err(self.error("dot operands must be numbers"));
         };
-        let instr = instr_for(a_dt, acc_dt)
+        // fp8 operands are widened to fp16 (exactly) and multiplied by the fp16
+        // instruction, as Triton 3.6's sm_90 `mma.sync` code does.
+        let upcast = a_dt.is_fp8();
+        let mma_dt = if upcast { DType::F16 } else { a_dt };
+        let instr = instr_for(mma_dt, acc_dt)
             .filter(|_| a_dt == b_dt)
             .filter(|_| {
                 tritonc_ttgir::accelerate::mma_k_step(a_dt, b_dt, acc_dt, input_precision)
@@ -125,11 +132,15 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 instr.k_step
             )));
         }
-        let elem_bytes = u64::from(a_dt.bitwidth().unwrap_or(8)) / 8;
+        let elem_bytes = u64::from(mma_dt.bitwidth().unwrap_or(8)) / 8;
         // Elements of one 16-byte ldmatrix row.
         let row_elems = 16 / elem_bytes;
-        let a_ty = self.elem_type(a_v)?;
-        let b_ty = self.elem_type(b_v)?;
+        let (a_ty, b_ty) = if upcast {
+            let h = Type::float16(self.b.context());
+            (h, h)
+        } else {
+            (self.elem_type(a_v)?, self.elem_type(b_v)?)
+        };
 
         let acc_linear = self.result_linear(r)?;
         let (wm, wn) = (
@@ -191,12 +202,22 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             let end = if b_scratch { b_start + b_stage.bytes } else { b_start };
             self.claim_shared(end)?;
         }
-        let a_regs = self.operand(op, 0)?.regs;
+        let mut a_regs = self.operand(op, 0)?.regs;
+        if upcast {
+            for v in a_regs.iter_mut() {
+                *v = self.fp_to_fp(*v, a_dt, DType::F16, None)?;
+            }
+        }
         if a_scratch {
             self.stage_write(&a_regs, a_ty, &layouts[0], &a_stage)?;
         }
         if b_scratch {
-            let b_regs = self.operand(op, 1)?.regs;
+            let mut b_regs = self.operand(op, 1)?.regs;
+            if upcast {
+                for v in b_regs.iter_mut() {
+                    *v = self.fp_to_fp(*v, b_dt, DType::F16, None)?;
+                }
+            }
             self.stage_write(&b_regs, b_ty, &layouts[1], &b_stage)?;
         }
         if a_scratch || b_scratch {
@@ -234,7 +255,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         };
         // Lanes 16–31 address the second of two N tiles (`x4`), when the warp has two.
         let second_n = if tiles_n > 1 { 8 * wn } else { 0 };
-        let b_lanes: Vec<Vec<u64>> = if b_stage.trans {
+        let b_lanes: Vec<Vec<u64>> = if b_stage.scalar {
+            // Element (k = lane % 4, n = lane / 4) of each 8-column tile.
+            vec![vec![1, 0], vec![2, 0], vec![0, 1], vec![0, 2], vec![0, 4]]
+        } else if b_stage.trans {
             vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![0, second_n]]
         } else {
             vec![vec![0, 1], vec![0, 2], vec![0, 4], vec![row_elems, 0], vec![0, second_n]]
@@ -288,7 +312,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             let mut j = 0;
             while j < tiles_n {
                 let c = k0 * b_stage.strides[0] + 8 * wn * j * b_stage.strides[1];
-                if j + 1 < tiles_n {
+                if b_stage.scalar {
+                    let lo = self.shared_b32(&b_stage, c, b_base)?;
+                    let hi = self.shared_b32(&b_stage, c + 4 * b_stage.strides[0], b_base)?;
+                    b_frags.push(vec![lo, hi]);
+                    j += 1;
+                } else if j + 1 < tiles_n {
                     let regs = self.ldmatrix(b_ty, &b_stage, c, b_base, 4)?;
                     b_frags.push(regs[..2].to_vec());
                     b_frags.push(regs[2..].to_vec());
@@ -309,6 +338,24 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         self.shared_in_use = true;
         self.values.insert(r, Lowered::block(acc));
         Ok(())
+    }
+
+    /// One 32-bit element of a staging area as an `i32` register (a tf32 B fragment
+    /// element).
+    fn shared_b32(
+        &self,
+        staged: &Staged,
+        const_part: u64,
+        dynamic: Option<Value<'c, 'a>>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
+        let i32t: Type = IntegerType::new(b.context(), 32).into();
+        let ptr = if staged.pipelined {
+            self.pipe_slot(i32t, staged.byte_offset, const_part, dynamic)?
+        } else {
+            self.shared_slot(i32t, staged.byte_offset, const_part, dynamic)?
+        };
+        self.mlir(b.load(ptr, i32t))
     }
 
     /// Two 16-bit values as one 32-bit register (`lo` in the low half).
@@ -476,12 +523,15 @@ pub(super) fn stage(
     byte_offset: u64,
 ) -> Staged {
     let inner = 1 - outer;
-    let trans = elem_bytes == 2
-        && linear.contiguous_registers(outer) > linear.contiguous_registers(inner);
+    let along_outer = linear.contiguous_registers(outer) > linear.contiguous_registers(inner);
+    let trans = elem_bytes == 2 && along_outer;
+    // A tf32 B arriving N-contiguous: rows of N, padded by 8 words so the 4 K rows x 8
+    // columns a fragment load touches fall in 32 different banks.
+    let scalar = elem_bytes == 4 && outer == 1 && along_outer;
     // The stored rows run along `fast`.
-    let fast = if trans { outer } else { inner };
+    let fast = if trans || scalar { outer } else { inner };
     let slow = 1 - fast;
-    let pitch = dims[fast] + row_elems;
+    let pitch = dims[fast] + if scalar { 8 } else { row_elems };
     let mut strides = [0u64; 2];
     strides[fast] = 1;
     strides[slow] = pitch;
@@ -491,5 +541,6 @@ pub(super) fn stage(
         trans,
         bytes: dims[slow] * pitch * elem_bytes,
         pipelined: false,
+        scalar,
     }
 }

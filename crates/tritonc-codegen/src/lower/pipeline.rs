@@ -264,6 +264,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let dtype = f.value_type(v).dtype()?;
         if !matches!(f.value_type(f.op(load).operands()[0]).elem(), Elem::Ptr(p) if p.addr_space == 1)
             || matches!(dtype, DType::I1)
+            // fp8 operands are widened in registers before they are staged.
+            || dtype.is_fp8()
         {
             return None;
         }

@@ -621,3 +621,21 @@ fn loop_accumulators_are_stored_in_the_layout_the_loop_carries() {
     );
     assert_eq!(k.ptx.matches("st.global").count(), 20);
 }
+
+/// `tl.abs` on bf16 clears the sign bit (Triton emits `math.absf` on bf16 too).
+#[test]
+fn abs_of_bf16_clears_the_sign_bit() {
+    let src = "import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(y_ptr + r, tl.abs(tl.load(x_ptr + r)))
+";
+    let k = compile_source("abs.py", src, "kernel", "*bf16:16, *bf16:16, 64", 4, 80)
+        .expect("bf16 abs compiles");
+    let words = k.ptx.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("and.b16") && words.contains("32767;"), "{}", k.ptx);
+}

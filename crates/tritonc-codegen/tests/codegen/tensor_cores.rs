@@ -39,7 +39,9 @@ fn each_dtype_uses_tritons_mma_instruction_on_sm_80() {
             .iter()
             .map(|v| v.as_str().expect("text").to_string())
             .collect();
-        for sm in [80, 90] {
+        // Triton's target for the case, and sm_90 (the same instruction there).
+        let first = case["sm"].as_u64().expect("sm") as u32;
+        for sm in [first, 90] {
             let k = compile_source("dot.py", source, "kernel", sig, 4, sm)
                 .unwrap_or_else(|e| panic!("{name} sm_{sm}: {e}"));
             assert_eq!(mma_instructions(&k.ptx), want, "{name} sm_{sm}");
@@ -51,6 +53,10 @@ fn each_dtype_uses_tritons_mma_instruction_on_sm_80() {
                 "{name} sm_{sm}"
             );
             assert!(!k.ptx.contains("fma.rn.f32"), "{name} sm_{sm}: no FMA dot left");
+            if name.starts_with("fp8") {
+                // Widened exactly with sm_89's cvt, as Triton does.
+                assert!(k.ptx.contains("cvt.rn.f16x2.e4m3x2"), "{}", k.ptx);
+            }
             if let Some(p) = &ptxas {
                 let report = p
                     .check(&k.ptx, &format!("sm_{sm}"))
@@ -65,6 +71,7 @@ fn each_dtype_uses_tritons_mma_instruction_on_sm_80() {
 fn below_sm_80_and_for_other_types_the_dot_stays_on_fma_units() {
     let fixture = fixture();
     let fp16 = &fixture["cases"][0];
+    assert_eq!(fp16["name"], "fp16");
     let source = fp16["source"].as_str().unwrap();
     // sm_75 has no m16n8k16 path in tritonc: the FMA loop.
     let k = compile_source("dot.py", source, "kernel", fp16["signature"].as_str().unwrap(), 4, 75)

@@ -93,6 +93,19 @@ pub fn to_tensor_as(
     span: Span,
 ) -> Result<TensorValue, Diagnostic> {
     match v {
+        // Triton makes an int32 (or bool) tensor of an integer and casts it, and an fp8
+        // cast only takes floats: `cannot cast int32[…] to fp8e4nv`.
+        SemaValue::Const(c) if dtype.is_fp8() && c.is_number() && !matches!(c, Constexpr::Float(_)) => {
+            Err(err(
+                codes::INVALID_CAST,
+                span,
+                format!(
+                    "cannot cast the integer `{c}` to `{}`: fp8 converts only from and to float types",
+                    dtype.signature_name().unwrap_or("fp8")
+                ),
+            )
+            .with_help("write it as a float (`0.0`)"))
+        }
         SemaValue::Const(c) if c.is_number() => constant(cx, &c, dtype, span),
         SemaValue::Const(Constexpr::Symbolic(s)) if crate::generic::active() => {
             let ty = Type::Scalar(dtype);
@@ -178,9 +191,19 @@ pub fn cast_rounded(
             };
             b.fp_to_fp(t.id, to, r)
         } else {
+            // Triton 3.6 converts fp8 only from and to floats: `cannot cast int32[…] to
+            // fp8e4nv` (an integer `other=0` of an fp8 load included).
             drop(b);
-            let mid = cast(cx, t, DType::F32, span)?;
-            return cast_rounded(cx, mid, to, rounding, span);
+            return Err(err(
+                codes::INVALID_CAST,
+                span,
+                format!(
+                    "cannot cast `{}` to `{}`: fp8 converts only from and to float types",
+                    from.signature_name().unwrap_or("?"),
+                    to.signature_name().unwrap_or("?")
+                ),
+            )
+            .with_help("write the value as a float (`0.0`), or go through `tl.float32`"));
         }
     } else if from.is_float() && to.is_float() {
         if narrowing_float {
