@@ -6,6 +6,7 @@
 //! ```toml
 //! [tool.tritonc.lint]
 //! select = ["TRI1", "TRI201"]        # code prefixes; default: every rule
+//! extend-select = ["TRI304"]
 //! ignore = ["TRI203"]
 //! per-file-ignores = { "tests/*" = ["TRI101"] }
 //!
@@ -29,8 +30,13 @@ pub const DEFAULT_MAX_TENSOR_ELEMENTS: u64 = 1 << 32;
 pub struct Settings {
     /// Code prefixes to enable (empty: all).
     pub select: Vec<String>,
+    /// Code prefixes to enable in addition to `select`.
+    pub extend_select: Vec<String>,
     /// Code prefixes to disable.
     pub ignore: Vec<String>,
+    /// The command line's selection, laid over the configuration's (see
+    /// [`Settings::enabled`]).
+    pub overrides: Selection,
     /// Glob pattern → code prefixes ignored in matching files.
     pub per_file_ignores: Vec<(String, Vec<String>)>,
     /// TRI203: the largest tensor, in elements, kernels are launched on.
@@ -47,7 +53,9 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             select: Vec::new(),
+            extend_select: Vec::new(),
             ignore: Vec::new(),
+            overrides: Selection::default(),
             per_file_ignores: Vec::new(),
             max_tensor_elements: DEFAULT_MAX_TENSOR_ELEMENTS,
             kernel_signatures: BTreeMap::new(),
@@ -57,10 +65,87 @@ impl Default for Settings {
     }
 }
 
+/// One layer of rule selection (the configuration's, or the command line's), resolved as
+/// ruff resolves it: `select` (when given) replaces what the layers below selected,
+/// `extend-select` and `ignore` adjust it, and within a layer the most specific selector
+/// matching a code decides (`TRI101` over `TRI1` over `TRI` over `ALL`; `ignore` wins a
+/// tie).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Selection {
+    /// Selectors that replace the selection below (`None`: keep it).
+    pub select: Option<Vec<String>>,
+    /// Selectors to enable on top.
+    pub extend_select: Vec<String>,
+    /// Selectors to disable.
+    pub ignore: Vec<String>,
+}
+
+impl Selection {
+    /// Whether `code` is enabled after this layer, given whether it was before.
+    fn apply(&self, code: &str, before: bool) -> bool {
+        let specificity = |selector: &String| -> Option<usize> {
+            if selector == "ALL" {
+                Some(0)
+            } else {
+                code.starts_with(selector.as_str())
+                    .then_some(selector.len())
+            }
+        };
+        let enable = self
+            .select
+            .iter()
+            .flatten()
+            .chain(&self.extend_select)
+            .filter_map(specificity)
+            .max();
+        let disable = self.ignore.iter().filter_map(specificity).max();
+        let decided = match (enable, disable) {
+            (Some(e), Some(d)) => Some(e > d),
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            (None, None) => None,
+        };
+        match (decided, &self.select) {
+            (Some(on), _) => on,
+            (None, Some(_)) => false,
+            (None, None) => before,
+        }
+    }
+}
+
+/// Every lint code a selector can name (`TRI001`, `TRI002`, the rules).
+pub fn lint_codes() -> Vec<&'static str> {
+    crate::registry::REGISTRY
+        .codes
+        .iter()
+        .map(|d| d.code.0)
+        .collect()
+}
+
+/// Checks a rule selector of `--select`, `--ignore`, `select`, `ignore`…: `ALL`, or a
+/// lint code or a prefix of one that starts with `TRI` (`TRI`, `TRI1`, `TRI10`, `TRI101`),
+/// in any case. Returns it upper-cased, or an error that names it and lists the valid
+/// ones.
+pub fn parse_selector(selector: &str) -> Result<String, String> {
+    let normalized = selector.trim().to_ascii_uppercase();
+    let codes = lint_codes();
+    if normalized == "ALL"
+        || (normalized.starts_with("TRI") && codes.iter().any(|c| c.starts_with(&normalized)))
+    {
+        return Ok(normalized);
+    }
+    Err(format!(
+        "unknown rule selector `{selector}`; expected `ALL`, a code ({}) or a prefix of one \
+         (`TRI`, `TRI1`, `TRI20`)",
+        codes.join(", ")
+    ))
+}
+
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct LintTable {
     select: Option<Vec<String>>,
+    extend_select: Option<Vec<String>>,
     ignore: Option<Vec<String>>,
     extend_ignore: Option<Vec<String>>,
     per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
@@ -69,7 +154,7 @@ struct LintTable {
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct OverflowTable {
     max_tensor_elements: Option<u64>,
 }
@@ -82,6 +167,7 @@ struct KernelTable {
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct TritoncTable {
     lint: Option<LintTable>,
     kernels: Option<BTreeMap<String, KernelTable>>,
@@ -97,11 +183,17 @@ pub struct ConfigError {
 }
 
 impl Settings {
-    /// Whether `code` is enabled for `path`.
+    /// Whether `code` is enabled for `path`: every code to begin with, then the
+    /// configuration's selection (`select`, empty for none given; `extend-select`;
+    /// `ignore`), then the command line's ([`Selection`] says how a layer applies), then
+    /// `per-file-ignores`.
     pub fn enabled(&self, code: &str, path: &Path) -> bool {
-        let selected =
-            self.select.is_empty() || self.select.iter().any(|p| code.starts_with(p.as_str()));
-        if !selected || self.ignore.iter().any(|p| code.starts_with(p.as_str())) {
+        let configured = Selection {
+            select: (!self.select.is_empty()).then(|| self.select.clone()),
+            extend_select: self.extend_select.clone(),
+            ignore: self.ignore.clone(),
+        };
+        if !self.overrides.apply(code, configured.apply(code, true)) {
             return false;
         }
         let rel = self
@@ -111,7 +203,10 @@ impl Settings {
             .unwrap_or(path);
         let rel = rel.to_string_lossy().replace('\\', "/");
         !self.per_file_ignores.iter().any(|(pat, codes)| {
-            glob_match(pat, &rel) && codes.iter().any(|p| code.starts_with(p.as_str()))
+            glob_match(pat, &rel)
+                && codes
+                    .iter()
+                    .any(|p| p == "ALL" || code.starts_with(p.as_str()))
         })
     }
 
@@ -132,6 +227,16 @@ impl Settings {
         } else {
             value
         };
+        let prefix = if is_pyproject { "tool.tritonc" } else { "" };
+        check_keys(&table, prefix, &["lint", "kernels"]).map_err(err)?;
+        if let Some(lint) = table.get("lint") {
+            let name = join_key(prefix, "lint");
+            check_keys(lint, &name, LINT_KEYS).map_err(err)?;
+            if let Some(o) = lint.get("int32-offset-overflow") {
+                let name = join_key(&name, "int32-offset-overflow");
+                check_keys(o, &name, &["max-tensor-elements"]).map_err(err)?;
+            }
+        }
         let parsed: TritoncTable = table
             .try_into()
             .map_err(|e: toml::de::Error| err(e.to_string()))?;
@@ -140,14 +245,21 @@ impl Settings {
             root: path.parent().map(Path::to_path_buf),
             ..Settings::default()
         };
-        s.select = lint.select.unwrap_or_default();
-        s.ignore = lint.ignore.unwrap_or_default();
-        s.ignore.extend(lint.extend_ignore.unwrap_or_default());
-        s.per_file_ignores = lint
-            .per_file_ignores
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
+        let selectors = |key: &str, list: Option<Vec<String>>| {
+            list.unwrap_or_default()
+                .iter()
+                .map(|c| parse_selector(c).map_err(|e| err(format!("{key}: {e}"))))
+                .collect::<Result<Vec<String>, ConfigError>>()
+        };
+        s.select = selectors("select", lint.select)?;
+        s.extend_select = selectors("extend-select", lint.extend_select)?;
+        s.ignore = selectors("ignore", lint.ignore)?;
+        s.ignore
+            .extend(selectors("extend-ignore", lint.extend_ignore)?);
+        for (pattern, codes) in lint.per_file_ignores.unwrap_or_default() {
+            let codes = selectors(&format!("per-file-ignores `{pattern}`"), Some(codes))?;
+            s.per_file_ignores.push((pattern, codes));
+        }
         for (pattern, _) in &s.per_file_ignores {
             glob_matcher(pattern).map_err(|e| {
                 err(format!(
@@ -196,6 +308,48 @@ impl Settings {
             }
         }
         Ok((Settings::default(), None))
+    }
+}
+
+/// The keys of `[tool.tritonc.lint]`.
+const LINT_KEYS: &[&str] = &[
+    "select",
+    "extend-select",
+    "ignore",
+    "extend-ignore",
+    "per-file-ignores",
+    "int32-offset-overflow",
+];
+
+fn join_key(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+/// An error naming the first key of `table` not in `allowed`, and listing those (a
+/// misspelt key would otherwise be ignored). Values that are not tables are left to the
+/// typed parse.
+fn check_keys(table: &toml::Value, name: &str, allowed: &[&str]) -> Result<(), String> {
+    let Some(table) = table.as_table() else {
+        return Ok(());
+    };
+    match table.keys().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(key) => {
+            let list: Vec<String> = allowed.iter().map(|k| format!("`{k}`")).collect();
+            let location = if name.is_empty() {
+                "at the top level".to_string()
+            } else {
+                format!("in `[{name}]`")
+            };
+            Err(format!(
+                "unknown key `{key}` {location}; expected one of {}",
+                list.join(", ")
+            ))
+        }
     }
 }
 
@@ -258,6 +412,170 @@ num_warps = 8
         let text = "[kernels.k]\nsignature = \"*fp16, 64\"\nnum_warp = 8\n";
         let e = Settings::from_file(Path::new("/p/tritonc.toml"), text).unwrap_err();
         assert!(e.message.contains("num_warp"), "{}", e.message);
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_that_list_the_valid_ones() {
+        let e = Settings::from_file(
+            Path::new("/p/pyproject.toml"),
+            "[tool.tritonc.lint]\nselct = [\"TRI1\"]\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "unknown key `selct` in `[tool.tritonc.lint]`; expected one of `select`, \
+             `extend-select`, `ignore`, `extend-ignore`, `per-file-ignores`, \
+             `int32-offset-overflow`"
+        );
+        let e = Settings::from_file(Path::new("/p/tritonc.toml"), "[lnt]\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "unknown key `lnt` at the top level; expected one of `lint`, `kernels`"
+        );
+        let e = Settings::from_file(
+            Path::new("/p/tritonc.toml"),
+            "[lint.int32-offset-overflow]\nmax-elements = 5\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.starts_with(
+                "unknown key `max-elements` in `[lint.int32-offset-overflow]`; expected one of \
+                 `max-tensor-elements`"
+            ),
+            "{}",
+            e.message
+        );
+        // Other tools' tables in pyproject.toml are not ours to check.
+        assert!(Settings::from_file(
+            Path::new("/p/pyproject.toml"),
+            "[tool.ruff]\nfoo = 1\n[tool.tritonc.lint]\nselect = [\"TRI1\"]\n",
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn unknown_rule_codes_in_the_configuration_are_errors() {
+        for (key, text) in [
+            ("select", "select = [\"TRI1\", \"TRI999\"]"),
+            ("extend-select", "extend-select = [\"TRI999\"]"),
+            ("ignore", "ignore = [\"TRI999\"]"),
+            ("extend-ignore", "extend-ignore = [\"TRI999\"]"),
+            (
+                "per-file-ignores `tests/*`",
+                "per-file-ignores = { \"tests/*\" = [\"TRI999\"] }",
+            ),
+        ] {
+            let e = Settings::from_file(Path::new("/p/tritonc.toml"), &format!("[lint]\n{text}\n"))
+                .unwrap_err();
+            assert!(
+                e.message.starts_with(&format!(
+                    "{key}: unknown rule selector `TRI999`; expected `ALL`"
+                )),
+                "{}",
+                e.message
+            );
+            assert!(e.message.contains("TRI101, TRI102"), "{}", e.message);
+        }
+        // A front-end code cannot be selected: only lint codes are filtered.
+        let e = Settings::from_file(
+            Path::new("/p/tritonc.toml"),
+            "[lint]\nignore = [\"E0101\"]\n",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("`E0101`"), "{}", e.message);
+    }
+
+    #[test]
+    fn selectors() {
+        assert_eq!(parse_selector(" tri1 ").unwrap(), "TRI1");
+        assert_eq!(parse_selector("all").unwrap(), "ALL");
+        for ok in ["TRI", "TRI0", "TRI00", "TRI002", "TRI30", "TRI304"] {
+            assert_eq!(parse_selector(ok).unwrap(), ok);
+        }
+        for bad in [
+            "",
+            "T",
+            "TR",
+            "TRI4",
+            "TRI1011",
+            "TRI105",
+            "E0101",
+            "unmasked-block-access",
+        ] {
+            assert!(parse_selector(bad).is_err(), "{bad}");
+        }
+    }
+
+    fn on(s: &Settings, code: &str) -> bool {
+        s.enabled(code, Path::new("/p/a.py"))
+    }
+
+    #[test]
+    fn selection_follows_ruffs_layers_and_specificity() {
+        let v = |c: &[&str]| c.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+        // Within a layer the more specific selector wins, in either direction.
+        let s = Settings {
+            select: v(&["TRI101"]),
+            ignore: v(&["TRI1"]),
+            ..Settings::default()
+        };
+        assert!(on(&s, "TRI101") && !on(&s, "TRI102") && !on(&s, "TRI203"));
+        let s = Settings {
+            select: v(&["TRI1"]),
+            ignore: v(&["TRI101"]),
+            ..Settings::default()
+        };
+        assert!(!on(&s, "TRI101") && on(&s, "TRI102") && !on(&s, "TRI203"));
+        // extend-select adds to the configured select; ALL selects everything.
+        let s = Settings {
+            select: v(&["TRI1"]),
+            extend_select: v(&["TRI203"]),
+            ..Settings::default()
+        };
+        assert!(on(&s, "TRI101") && on(&s, "TRI203") && !on(&s, "TRI204"));
+        let s = Settings {
+            select: v(&["ALL"]),
+            ignore: v(&["TRI2"]),
+            ..Settings::default()
+        };
+        assert!(on(&s, "TRI002") && on(&s, "TRI304") && !on(&s, "TRI203"));
+        // The command line's layer: extend-select re-enables what the configuration
+        // ignored; ignore disables what it selected; select replaces it, ignores included.
+        let configured = Settings {
+            select: v(&["TRI101"]),
+            ignore: v(&["TRI203"]),
+            ..Settings::default()
+        };
+        let with = |overrides: Selection| Settings {
+            overrides,
+            ..configured.clone()
+        };
+        let s = with(Selection {
+            extend_select: v(&["TRI203"]),
+            ..Selection::default()
+        });
+        assert!(on(&s, "TRI101") && on(&s, "TRI203") && !on(&s, "TRI102"));
+        let s = with(Selection {
+            ignore: v(&["TRI1"]),
+            ..Selection::default()
+        });
+        assert!(!on(&s, "TRI101"));
+        let s = with(Selection {
+            select: Some(v(&["TRI2"])),
+            ..Selection::default()
+        });
+        assert!(!on(&s, "TRI101") && on(&s, "TRI203") && on(&s, "TRI201"));
+        // per-file-ignores apply last.
+        let s = Settings {
+            root: Some("/p".into()),
+            per_file_ignores: vec![("a.py".into(), v(&["ALL"]))],
+            overrides: Selection {
+                extend_select: v(&["TRI101"]),
+                ..Selection::default()
+            },
+            ..Settings::default()
+        };
+        assert!(!on(&s, "TRI101"));
     }
 
     #[test]

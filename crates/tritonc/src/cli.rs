@@ -138,20 +138,36 @@ pub struct LintArgs {
     /// Print the fixes as a unified diff instead of writing them.
     #[arg(long)]
     pub diff: bool,
-    /// Rule codes or prefixes to enable, comma-separated (replaces the configuration's
-    /// `select` and `ignore`).
-    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    /// Rule codes or prefixes to enable, comma-separated, or `ALL` (replaces the
+    /// configuration's `select` and `ignore`).
+    #[arg(long, value_name = "CODES", value_delimiter = ',', value_parser = rule_selector)]
     pub select: Option<Vec<String>>,
+    /// Rule codes or prefixes to enable in addition to the selected ones.
+    #[arg(long, value_name = "CODES", value_delimiter = ',', value_parser = rule_selector)]
+    pub extend_select: Vec<String>,
     /// Rule codes or prefixes to disable, comma-separated (added to the configuration's).
-    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    #[arg(long, value_name = "CODES", value_delimiter = ',', value_parser = rule_selector)]
     pub ignore: Vec<String>,
-    /// Print how often each code was found instead of the findings.
+    /// The same as `--ignore` (ruff's older spelling).
+    #[arg(long, value_name = "CODES", value_delimiter = ',', value_parser = rule_selector)]
+    pub extend_ignore: Vec<String>,
+    /// Exit 0 even when there are findings (input and usage errors still exit 2).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Print how often each code was found instead of the findings (a JSON array with
+    /// `--output-format json`).
     #[arg(long)]
     pub statistics: bool,
     /// Use this configuration file (`pyproject.toml` or `tritonc.toml`) for every file,
     /// instead of discovering the closest one.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+/// A rule selector of `--select`, `--ignore`…: an unknown one is a usage error that
+/// lists the valid ones.
+fn rule_selector(value: &str) -> Result<String, String> {
+    tritonc_lint::settings::parse_selector(value)
 }
 
 /// `tritonc lint --output-format`.

@@ -402,6 +402,107 @@ fn select_and_ignore_override_the_configuration() {
     );
     // `--ignore` adds to the configured ignores.
     assert_eq!(concise(&["--ignore", "TRI002"]), Vec::<String>::new());
+    // `--extend-select` adds to the configured selection, overriding its ignores as a
+    // later layer does in ruff.
+    assert_eq!(
+        concise(&["--extend-select", "TRI103"]),
+        ["TRI103", "TRI002"]
+    );
+    assert_eq!(
+        concise(&["--extend-select", "TRI1", "--extend-ignore", "TRI002"]),
+        ["TRI101", "TRI103"]
+    );
+    // `ALL` is every rule; within one layer the more specific selector wins.
+    assert_eq!(
+        concise(&["--select", "ALL", "--ignore", "TRI1"]),
+        ["TRI002"]
+    );
+    assert_eq!(
+        concise(&["--select", "TRI101", "--ignore", "TRI1"]),
+        ["TRI101"]
+    );
+    // In the configuration too.
+    std::fs::write(
+        dir.join("tritonc.toml"),
+        "[lint]\nignore = [\"TRI1\"]\nextend-select = [\"TRI103\"]\n",
+    )
+    .unwrap();
+    assert_eq!(concise(&[]), ["TRI103", "TRI002"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unknown_rule_codes_on_the_command_line_are_usage_errors() {
+    let out = tritonc(&["lint", KERNELS, "--select", "TRI1,TRI999"]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    insta::assert_snapshot!("lint_select_unknown_code", out.transcript());
+    // Nothing was linted.
+    assert_eq!(out.stdout, "");
+    for option in ["--select", "--extend-select", "--ignore", "--extend-ignore"] {
+        for bad in ["TRI999", "E0101", "unmasked-block-access", "TRI1O1"] {
+            let out = tritonc(&["lint", KERNELS, option, bad]);
+            assert_eq!(out.code, 2, "{option} {bad}: {}", out.transcript());
+            assert!(
+                out.stderr
+                    .contains(&format!("unknown rule selector `{bad}`")),
+                "{}",
+                out.stderr
+            );
+            assert!(
+                out.stderr.contains("TRI001, TRI002, TRI101"),
+                "{}",
+                out.stderr
+            );
+        }
+    }
+    // Known codes and prefixes in any case are accepted.
+    assert_eq!(tritonc(&["lint", KERNELS, "--ignore", "tri,all"]).code, 0);
+}
+
+#[test]
+fn unknown_configuration_keys_and_codes_are_configuration_errors() {
+    let dir = scratch("config-typo");
+    let kernel = std::fs::read_to_string(fixtures().join(KERNELS)).unwrap();
+    std::fs::write(dir.join("k.py"), &kernel).unwrap();
+    let run = |config: &str| {
+        std::fs::write(dir.join("pyproject.toml"), config).unwrap();
+        let out = tritonc_in(&dir, &["lint", "k.py", "--output-format", "concise"]);
+        assert_eq!(out.code, 2, "{}", out.transcript());
+        let root = std::fs::canonicalize(&dir).unwrap().display().to_string();
+        out.transcript().replace(&root, "[DIR]")
+    };
+    insta::assert_snapshot!(
+        "lint_config_unknown_key",
+        run("[tool.tritonc.lint]\nselect = [\"TRI1\"]\nignroe = [\"TRI101\"]\n")
+    );
+    insta::assert_snapshot!(
+        "lint_config_unknown_code",
+        run("[tool.tritonc.lint]\nper-file-ignores = { \"k.py\" = [\"TRI011\"] }\n")
+    );
+    // A configuration in a subdirectory, first read while linting, is reported too,
+    // once, also with `--diff`.
+    std::fs::write(dir.join("pyproject.toml"), "[tool.tritonc.lint]\n").unwrap();
+    for sub in ["sub", "sub/deeper"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        std::fs::write(dir.join(sub).join("k.py"), &kernel).unwrap();
+    }
+    std::fs::write(
+        dir.join("sub/tritonc.toml"),
+        "[lint]\nignore = [\"TRI1O1\"]\n",
+    )
+    .unwrap();
+    for extra in [&[][..], &["--diff"][..]] {
+        let mut args = vec!["lint", ".", "--output-format", "concise"];
+        args.extend_from_slice(extra);
+        let out = tritonc_in(&dir, &args);
+        assert_eq!(out.code, 2, "{}", out.transcript());
+        let all = format!("{}{}", out.stdout, out.stderr);
+        assert_eq!(
+            all.matches("unknown rule selector `TRI1O1`").count(),
+            1,
+            "{all}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -418,6 +519,67 @@ fn exit_codes() {
         tritonc(&["lint", KERNELS, "--config", "no-such.toml"]).code,
         2
     );
+}
+
+#[test]
+fn exit_zero_reports_findings_and_exits_0() {
+    let plain = tritonc(&["lint", KERNELS, "--output-format", "concise"]);
+    assert_eq!(plain.code, 1);
+    let zero = tritonc(&["lint", KERNELS, "--output-format", "concise", "--exit-zero"]);
+    assert_eq!(zero.code, 0, "{}", zero.transcript());
+    // The findings and the summary are printed as without it.
+    assert_eq!(zero.stdout, plain.stdout);
+    assert!(zero.stdout.contains("Found 3 warnings in 1 file"));
+    let dir = scratch("exit-zero");
+    let text = std::fs::read_to_string(fixtures().join(KERNELS)).unwrap();
+    std::fs::write(dir.join("k.py"), &text).unwrap();
+    let diff = tritonc_in(&dir, &["lint", "k.py", "--diff", "--exit-zero"]);
+    assert_eq!(diff.code, 0, "{}", diff.transcript());
+    assert!(diff.stdout.starts_with("--- a/k.py"), "{}", diff.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+    // Input errors still exit 2.
+    assert_eq!(
+        tritonc(&["lint", "missing.py", KERNELS, "--exit-zero"]).code,
+        2
+    );
+}
+
+#[test]
+fn statistics_in_json() {
+    let out = tritonc(&["lint", KERNELS, "--statistics", "--output-format", "json"]);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    insta::assert_snapshot!("lint_statistics_json", out.transcript());
+    assert_eq!(
+        json(&out.stdout),
+        serde_json::json!([
+            {"code": "TRI002", "name": "unused-suppression", "count": 1, "fixable": true},
+            {"code": "TRI101", "name": "unmasked-block-access", "count": 1, "fixable": false},
+            {"code": "TRI103", "name": "wrong-fill-value", "count": 1, "fixable": false},
+        ])
+    );
+    // `--format json` is the same; the summary stays on stderr.
+    let alias = tritonc(&["lint", KERNELS, "--statistics", "--format", "json"]);
+    assert_eq!(alias.stdout, out.stdout);
+    assert!(out.stderr.starts_with("Found 3 warnings"), "{}", out.stderr);
+    // JSON Lines: one object per line.
+    let lines = tritonc(&[
+        "lint",
+        KERNELS,
+        "--statistics",
+        "--output-format",
+        "json-lines",
+        "--unsafe-fixes",
+    ]);
+    let rows: Vec<serde_json::Value> = lines.stdout.lines().map(json).collect();
+    assert_eq!(rows.len(), 3, "{}", lines.stdout);
+    assert_eq!(rows[1]["code"], "TRI101");
+    assert_eq!(
+        rows[1]["fixable"], true,
+        "unsafe fixes count with --unsafe-fixes"
+    );
+    // A clean run is an empty array.
+    let clean = tritonc(&["lint", "add.py", "--statistics", "--output-format", "json"]);
+    assert_eq!((clean.code, clean.stdout.as_str()), (0, "[]\n"));
 }
 
 #[test]

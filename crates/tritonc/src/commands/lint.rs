@@ -10,7 +10,7 @@ use tritonc_diagnostics::render::resolve_span;
 use tritonc_diagnostics::render::sarif::{render_sarif, SarifOptions, SarifTool};
 use tritonc_diagnostics::{Diagnostic, FileId, Format, Severity, SourceMap};
 use tritonc_lint::fix::{apply_fixes, unified_diff, FixMode};
-use tritonc_lint::settings::ConfigError;
+use tritonc_lint::settings::{ConfigError, Selection};
 use tritonc_lint::{Applicability, Finding, Settings};
 
 use crate::cli::{LintArgs, LintFormat};
@@ -90,7 +90,11 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
             }
         }
         if args.diff {
+            input_errors.extend(configs.late_errors());
             write_to(Stream::Stdout, &diffs);
+            if !input_errors.is_empty() {
+                out.diagnostics(Stream::Stderr, &input_errors, &sources);
+            }
             let noun = plural(fixed_total, "finding", "findings");
             let line = if fixed_total == 0 {
                 "No fixes available".to_string()
@@ -102,7 +106,7 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
             }
             return if configs.has_error || input_errors.iter().any(is_error) {
                 Exit::InputError
-            } else if fixed_total > 0 {
+            } else if fixed_total > 0 && !args.exit_zero {
                 Exit::Findings
             } else {
                 Exit::Success
@@ -135,13 +139,15 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
             "no Python files found under the given paths",
         ));
     }
+    // Configurations first read while linting (those of subdirectories) are reported too.
+    input_errors.extend(configs.late_errors());
     let has_input_error = configs.has_error || input_errors.iter().any(is_error);
     let mut all: Vec<Finding> = input_errors.into_iter().map(Finding::new).collect();
     all.append(&mut findings);
     sort_findings(&mut all, &sources);
 
     if args.statistics {
-        write_to(Stream::Stdout, &statistics(&all, fix_mode));
+        write_to(Stream::Stdout, &statistics(&all, fix_mode, format));
     } else {
         print_findings(format, out, &all, &sources, fix_mode);
     }
@@ -166,7 +172,7 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
 
     if has_input_error {
         Exit::InputError
-    } else if finding_count > 0 {
+    } else if finding_count > 0 && !args.exit_zero {
         Exit::Findings
     } else {
         Exit::Success
@@ -310,6 +316,16 @@ impl<'a> ConfigResolver<'a> {
         resolver
     }
 
+    /// The errors of configurations read after [`ConfigResolver::new`], each file once.
+    fn late_errors(&self) -> Vec<Diagnostic> {
+        let mut seen = BTreeSet::new();
+        std::mem::take(&mut *lock(&self.errors))
+            .into_iter()
+            .filter(|e| seen.insert((e.path.clone(), e.message.clone())))
+            .map(|e| config_error(&e))
+            .collect()
+    }
+
     /// The settings of the configuration closest to `dir`, cached.
     fn discover(&self, dir: &Path) -> Settings {
         let key = if dir.as_os_str().is_empty() {
@@ -337,20 +353,20 @@ impl<'a> ConfigResolver<'a> {
             Some(s) => s.clone(),
             None => self.discover(path.parent().unwrap_or(Path::new("."))),
         };
-        if let Some(select) = &self.args.select {
-            // A command-line selection replaces the configured one, ignores included.
-            s.select = select
-                .iter()
-                .map(|c| c.trim().to_ascii_uppercase())
-                .collect();
-            s.ignore.clear();
-        }
-        s.ignore.extend(
-            self.args
+        // The command line's selection is a layer over the configuration's: `--select`
+        // replaces it (ignores included), the others adjust it. The selectors were
+        // checked and upper-cased when the arguments were parsed.
+        s.overrides = Selection {
+            select: self.args.select.clone(),
+            extend_select: self.args.extend_select.clone(),
+            ignore: self
+                .args
                 .ignore
                 .iter()
-                .map(|c| c.trim().to_ascii_uppercase()),
-        );
+                .chain(&self.args.extend_ignore)
+                .cloned()
+                .collect(),
+        };
         s
     }
 }
@@ -454,8 +470,18 @@ fn lint_codes() -> Vec<tritonc_diagnostics::Code> {
         .collect()
 }
 
-/// `--statistics`: one line per code, most frequent first.
-fn statistics(findings: &[Finding], mode: FixMode) -> String {
+/// One row of `--statistics` in JSON (ruff's fields).
+#[derive(serde::Serialize)]
+struct StatisticsRow<'a> {
+    code: &'a str,
+    name: &'a str,
+    count: usize,
+    fixable: bool,
+}
+
+/// `--statistics`: one line per code, most frequent first; a JSON array of
+/// `{code, name, count, fixable}` with `json`, one such object per line with `json-lines`.
+fn statistics(findings: &[Finding], mode: FixMode, format: LintFormat) -> String {
     let mut counts: BTreeMap<&'static str, (usize, bool)> = BTreeMap::new();
     for f in findings {
         let d = &f.diagnostic;
@@ -470,9 +496,34 @@ fn statistics(findings: &[Finding], mode: FixMode) -> String {
         counts.into_iter().map(|(c, (n, x))| (c, n, x)).collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let catalog = crate::codes::catalog();
+    let name = |code: &str| catalog.lookup(code).map(|e| e.doc.name).unwrap_or("");
+    let json_rows = || -> Vec<StatisticsRow> {
+        rows.iter()
+            .map(|&(code, count, fixable)| StatisticsRow {
+                code,
+                name: name(code),
+                count,
+                fixable,
+            })
+            .collect()
+    };
+    // Plain strings and numbers only: serialization cannot fail.
+    const SERIALIZABLE: &str = "statistics rows are always serializable";
+    match format {
+        LintFormat::Json => {
+            return serde_json::to_string_pretty(&json_rows()).expect(SERIALIZABLE) + "\n";
+        }
+        LintFormat::JsonLines => {
+            return json_rows()
+                .iter()
+                .map(|r| serde_json::to_string(r).expect(SERIALIZABLE) + "\n")
+                .collect();
+        }
+        _ => {}
+    }
     let mut text = String::new();
     for (code, n, fixable) in rows {
-        let name = catalog.lookup(code).map(|e| e.doc.name).unwrap_or("");
+        let name = name(code);
         let marker = if fixable { "[*]" } else { "[ ]" };
         text.push_str(&format!("{n:>5}\t{code:<7}\t{marker} {name}\n"));
     }
