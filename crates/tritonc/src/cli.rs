@@ -33,7 +33,7 @@ pub enum Command {
     Run(RunArgs),
     /// Verify a kernel from a launch spec against the interpreter.
     Verify(VerifyArgs),
-    /// Explain a diagnostic code, or list every code.
+    /// Explain a diagnostic code or rule name, or list every code.
     Rule(RuleArgs),
     /// Serve lint diagnostics and fixes to editors (the language server protocol, stdio).
     Server(ServerArgs),
@@ -271,7 +271,7 @@ pub struct VerifyArgs {
 /// `tritonc rule`.
 #[derive(Debug, Args)]
 pub struct RuleArgs {
-    /// The code to explain, e.g. E0101.
+    /// The code or rule name to explain, e.g. E0101, TRI101 or unmasked-block-access.
     #[arg(required_unless_present = "all", conflicts_with = "all")]
     pub code: Option<String>,
     /// List every code with its summary.

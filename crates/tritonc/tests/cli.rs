@@ -382,6 +382,37 @@ fn rule_explains_syntax_codes() {
 }
 
 #[test]
+fn rule_accepts_rule_names() {
+    let by_code = tritonc(&["rule", "TRI101"]);
+    assert_eq!(by_code.code, 0, "{}", by_code.transcript());
+    assert!(by_code
+        .stdout
+        .starts_with("# TRI101 (unmasked-block-access)\n"));
+    for name in ["unmasked-block-access", "Unmasked-Block-Access"] {
+        let by_name = tritonc(&["rule", name]);
+        assert_eq!(by_name.code, 0, "{}", by_name.transcript());
+        assert_eq!(by_name.stdout, by_code.stdout);
+    }
+    // Front-end codes have names too.
+    let json_out = tritonc(&["rule", "unused-suppression", "--format", "json"]);
+    assert_eq!(json(&json_out.stdout)["code"], "TRI002");
+    // A misspelt name is an unknown code.
+    check("rule_unknown_name", &["rule", "unmasked-block-acess"], 2);
+}
+
+#[test]
+fn rule_names_are_unique() {
+    let rows = json(&tritonc(&["rule", "--all", "--format", "json"]).stdout);
+    let mut names = std::collections::BTreeMap::new();
+    for r in rows.as_array().unwrap() {
+        let name = r["name"].as_str().unwrap();
+        if let Some(other) = names.insert(name.to_string(), r["code"].clone()) {
+            panic!("`{name}` names both {other} and {}", r["code"]);
+        }
+    }
+}
+
+#[test]
 fn rule_unknown_code() {
     check("rule_unknown_code", &["rule", "E0599"], 2);
     check(

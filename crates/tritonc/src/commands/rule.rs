@@ -57,7 +57,14 @@ pub fn run(args: &RuleArgs, out: &Output) -> Exit {
     }
 
     let code = args.code.as_deref().unwrap_or_default();
-    match catalog.lookup(code) {
+    // A code, or a name (`unmasked-block-access`) as ruff's `rule` accepts.
+    let found = catalog.lookup(code).or_else(|| {
+        catalog
+            .entries()
+            .into_iter()
+            .find(|e| e.doc.name.eq_ignore_ascii_case(code.trim()))
+    });
+    match found {
         Some(entry) => {
             let text = if json {
                 to_json(&RuleJson::new(&entry, true))
@@ -87,7 +94,7 @@ pub fn run(args: &RuleArgs, out: &Output) -> Exit {
             };
             let diagnostic = Diagnostic::error(
                 codes::UNKNOWN_RULE_CODE,
-                format!("no diagnostic code `{code}`"),
+                format!("no diagnostic code or rule name `{code}`"),
             )
             .with_help(help);
             out.diagnostics(Stream::Stderr, &[diagnostic], &SourceMap::new());
