@@ -13,6 +13,8 @@ pub const ARGUMENT_MISMATCH: Code = Code("E0703");
 pub const UNREADABLE_FILE: Code = Code("E0704");
 /// A tensor's shape, strides or data do not fit together.
 pub const BAD_TENSOR: Code = Code("E0705");
+/// A grid dimension is 0: the launch would run no program.
+pub const EMPTY_GRID: Code = Code("E0706");
 
 /// The launch-spec codes.
 pub static REGISTRY: CodeRegistry = CodeRegistry::new(
@@ -46,7 +48,13 @@ pub static REGISTRY: CodeRegistry = CodeRegistry::new(
             code: BAD_TENSOR,
             name: "bad-tensor",
             summary: "a tensor's shape, strides, offset or data do not fit together",
-            explanation: "Shapes are non-negative integers; an `.npy` initializer must have the declared shape; a reference must match its output's shape.\n\n## Example\n\n```toml\nshape = [-1, 4]\n```\n\n## Use instead\n\n```toml\nshape = [8, 4]\n```\n",
+            explanation: "Shapes are non-negative integers; an `.npy` initializer must have the declared shape; a reference must match its output's shape. Every tensor is allocated in host memory before the launch, so a tensor past the interpreter's 1 TiB per buffer, or tensors that together pass the host's physical memory, are refused here rather than allocated.\n\n## Example\n\n```toml\nshape = [-1, 4]\n```\n\n## Use instead\n\n```toml\nshape = [8, 4]\n```\n",
+        },
+        CodeDoc {
+            code: EMPTY_GRID,
+            name: "empty-grid",
+            summary: "a grid dimension of the launch spec is 0, so no program would run",
+            explanation: "Triton launches nothing for a grid with a 0 dimension, and nothing would be run, compared or verified; a spec must launch at least one program.\n\n## Example\n\n```toml\ngrid = [\"triton.cdiv(n, BLOCK)\", 0]\n```\n\n## Use instead\n\n```toml\ngrid = [\"triton.cdiv(n, BLOCK)\", 1]\n```\n",
         },
     ],
 );

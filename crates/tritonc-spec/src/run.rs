@@ -194,7 +194,42 @@ fn read_file(path: &Path, span: Span) -> Result<Vec<u8>, Diagnostic> {
     })
 }
 
-/// Allocates and initializes one tensor.
+/// The most bytes one interpreter buffer can hold: each buffer owns an address range of
+/// 2^40 bytes.
+pub const MAX_BUFFER_BYTES: u64 = 1 << tritonc_interp::memory::BUFFER_SHIFT;
+
+/// Host memory the spec's tensors may take together, and what they take so far.
+struct Budget {
+    used: u64,
+    limit: u64,
+}
+
+/// This host's physical memory (`MemTotal` of `/proc/meminfo`), when it can be read.
+pub fn host_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// `bytes` for people: `1.5 GiB`.
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Allocates and initializes one tensor. Its size is checked against
+/// [`MAX_BUFFER_BYTES`] and what is left of `budget` before anything is allocated.
 fn materialize_tensor(
     t: &TensorSpec,
     index: usize,
@@ -202,6 +237,7 @@ fn materialize_tensor(
     seed: u64,
     base_dir: &Path,
     memory: &mut Memory,
+    budget: &mut Budget,
 ) -> Result<TensorArg, Diagnostic> {
     // Each entry is a dim, or a tuple of dims (`shape = "x.shape"`).
     let mut shape: Vec<usize> = Vec::new();
@@ -281,14 +317,38 @@ fn materialize_tensor(
         (strides, storage, offset)
     };
     let elem = crate::init::element_size(t.dtype);
-    if storage_len
+    // What materializing costs: the storage, and for an `.npy` view the f64 staging copy.
+    let staging = if matches!(t.init, Init::Npy(_)) { 8 } else { 0 };
+    let bytes = storage_len
         .checked_mul(elem)
-        .is_none_or(|b| b > isize::MAX as usize)
-    {
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| {
+            too_large(format!(
+                "{storage_len} elements of {elem} bytes are more than one allocation can hold"
+            ))
+        })?;
+    if bytes as u64 > MAX_BUFFER_BYTES {
         return Err(too_large(format!(
-            "{storage_len} elements of {elem} bytes are more than one allocation can hold"
+            "{storage_len} elements of {elem} bytes ({}) pass the interpreter's limit of {} per buffer",
+            human_bytes(bytes as u64),
+            human_bytes(MAX_BUFFER_BYTES)
         )));
     }
+    let cost = (storage_len as u64)
+        .saturating_mul(staging)
+        .saturating_add(bytes as u64);
+    let total = budget.used.saturating_add(cost);
+    if total > budget.limit {
+        return Err(too_large(format!(
+            "{storage_len} elements of {elem} bytes ({}) bring the spec's tensors to {}, \
+             more than this host's memory ({})",
+            human_bytes(cost),
+            human_bytes(total),
+            human_bytes(budget.limit)
+        ))
+        .with_help("make the shapes smaller; every tensor of a spec is allocated in host memory"));
+    }
+    budget.used = total;
     // Values in storage order (the view's elements are a subset when strided).
     let rng = SplitMix64::new(seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let source = match &t.init {
@@ -432,10 +492,14 @@ pub fn prepare(
         env.values.insert(k.clone(), v.clone());
     }
     let mut memory = Memory::new();
+    let mut budget = Budget {
+        used: 0,
+        limit: host_memory_bytes().unwrap_or(u64::MAX),
+    };
     let mut tensors = Vec::new();
     let mut errors = Vec::new();
     for (i, t) in spec.tensors.iter().enumerate() {
-        match materialize_tensor(t, i, &env, spec.seed, &base_dir, &mut memory) {
+        match materialize_tensor(t, i, &env, spec.seed, &base_dir, &mut memory, &mut budget) {
             Ok(ta) => {
                 env.values.insert(ta.name.clone(), host_tensor(&ta));
                 tensors.push(ta);
@@ -582,6 +646,14 @@ pub fn prepare(
     let mut grid = [1u32; 3];
     for (i, g) in spec.grid.iter().enumerate() {
         match eval(g, &env) {
+            Ok(Constexpr::Int(0)) => errors.push(
+                err(
+                    codes::EMPTY_GRID,
+                    g.span,
+                    format!("grid dimension {i} is 0: the launch would run no program"),
+                )
+                .with_help("every grid dimension must be at least 1 (Triton launches nothing for a 0 grid)"),
+            ),
             Ok(Constexpr::Int(v)) if (0..=u32::MAX as i128).contains(&v) => grid[i] = v as u32,
             Ok(other) => errors.push(err(
                 codes::BAD_EXPRESSION,
@@ -622,6 +694,73 @@ pub fn prepare(
     ))
 }
 
+/// Lowers the kernel for the launch's specialization. When that fails and a runtime
+/// parameter the spec passes a number to lowers as a pointer, the error is the spec's:
+/// it names the parameter, at the spec's value (an int passed where the kernel loads or
+/// stores through the parameter fails deep in sema otherwise, as it does in Triton).
+pub fn lower(
+    spec: &LaunchSpec,
+    launch: &Launch,
+    module: &tritonc_syntax::ast::Module,
+) -> Result<tritonc_ir::Module, Vec<Diagnostic>> {
+    let name = &launch.kernel_name;
+    let original = match tritonc_sema::lower_kernel(module, name, &launch.specialization) {
+        Ok(m) => return Ok(m),
+        Err(d) => d,
+    };
+    for (i, (param, arg)) in launch.specialization.params.iter().enumerate() {
+        // An int equal to 1 is specialized to the constexpr 1, as Triton's launcher does.
+        if !matches!(
+            arg,
+            ArgSpec::Scalar { .. } | ArgSpec::Constexpr(Constexpr::Int(1))
+        ) {
+            continue;
+        }
+        let Some((_, value)) = spec.args.iter().find(|(n, _)| n == param) else {
+            continue;
+        };
+        let mut as_pointer = launch.specialization.clone();
+        as_pointer.params[i].1 = ArgSpec::Pointer {
+            pointee: DType::F32,
+            is_const: false,
+            divisibility: None,
+        };
+        if tritonc_sema::lower_kernel(module, name, &as_pointer).is_ok() {
+            let shown = match &value.value {
+                ExprValue::Int(v) => v.to_string(),
+                ExprValue::Float(v) => v.to_string(),
+                ExprValue::Bool(v) => v.to_string(),
+                ExprValue::Text(t) => format!("`{t}`"),
+            };
+            let tensors: Vec<&str> = spec.tensors.iter().map(|t| t.name.as_str()).collect();
+            let mut d = err(
+                codes::ARGUMENT_MISMATCH,
+                value.span,
+                format!(
+                    "`{param}` of `{name}` is used as a pointer, but the spec passes the number {shown}"
+                ),
+            )
+            .with_help(if tensors.is_empty() {
+                format!("declare a tensor under `[tensors]` and pass its name: `{param} = \"…\"`")
+            } else {
+                format!(
+                    "pass a tensor by its name, e.g. `{param} = \"{}\"` (the spec's tensors: {})",
+                    tensors[0],
+                    tensors.join(", ")
+                )
+            });
+            if let Some(first) = original.first() {
+                d = d.with_note(format!(
+                    "lowering the kernel with a number there fails: {}",
+                    first.message
+                ));
+            }
+            return Err(vec![d]);
+        }
+    }
+    Err(original)
+}
+
 /// Whether `@triton.jit(debug=True)` decorates kernel `name`.
 fn jit_debug(module: &tritonc_syntax::ast::Module, name: &str) -> bool {
     tritonc_syntax::discover(module)
@@ -660,7 +799,7 @@ pub fn run_spec_file(
     let file = sources.add(spec_path.to_path_buf(), text.as_str());
     let spec = crate::parse::parse(&text, file)?;
     let (mut launch, _def, module) = prepare(&spec, spec_path, sources)?;
-    let lowered = tritonc_sema::lower_kernel(&module, &launch.kernel_name, &launch.specialization)?;
+    let lowered = lower(&spec, &launch, &module)?;
     let function = lowered.functions.into_iter().next().ok_or_else(|| {
         vec![Diagnostic::error(
             codes::MALFORMED_SPEC,

@@ -44,8 +44,7 @@ impl PreparedCase {
             })
             .map(|p| p.name.name.clone())
             .collect();
-        let lowered =
-            tritonc_sema::lower_kernel(&module, &launch.kernel_name, &launch.specialization)?;
+        let lowered = tritonc_spec::lower(spec, &launch, &module)?;
         let function = match lowered.function(&launch.kernel_name) {
             Some(f) => f.clone(),
             None => lowered.functions.into_iter().next().ok_or_else(|| {
