@@ -176,6 +176,13 @@ pub trait Executor {
         each: &mut dyn FnMut(usize, Vec<OutputTensor>),
     ) -> Result<RunStats, ExecError>;
 
+    /// Whether it is the interpreter, the implementation verification compares against:
+    /// its outputs compared with the interpreter's are the same computation twice, so
+    /// such comparisons are reported as having no independent reference, never as passes.
+    fn is_interpreter(&self) -> bool {
+        false
+    }
+
     /// Whether it runs whole launches past 2^31 elements ([`Executor::run_gathering`]):
     /// a GPU does; the interpreter runs only sampled programs of those.
     fn runs_large_launches(&self) -> bool {
@@ -244,6 +251,10 @@ impl InterpreterExecutor {
 }
 
 impl Executor for InterpreterExecutor {
+    fn is_interpreter(&self) -> bool {
+        true
+    }
+
     fn describe(&mut self) -> String {
         if self.options.poison_masked {
             "interpreter (masked lanes poisoned)".into()

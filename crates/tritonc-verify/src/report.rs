@@ -157,10 +157,14 @@ impl VerifyReport {
         for &stage in &self.stages {
             let checks: Vec<&Check> = self.checks.iter().filter(|c| c.stage == stage).collect();
             let skipped: Vec<&Skipped> = self.skipped.iter().filter(|s| s.stage == stage).collect();
-            let verdict = if checks.iter().all(|c| c.passed) {
-                "pass"
-            } else {
+            let verdict = if !checks.iter().all(|c| c.passed) {
                 "FAIL"
+            } else if !checks.is_empty()
+                && checks.iter().all(|c| c.not_applicable || c.not_declared)
+            {
+                "nothing checked"
+            } else {
+                "pass"
             };
             let _ = writeln!(out, "\nstage {stage}: {verdict}");
             let mut rows = vec![[
@@ -235,7 +239,14 @@ impl VerifyReport {
         let _ = writeln!(
             out,
             "\n{}: {} checks, {} failed{}{}{}",
-            if self.passed { "PASS" } else { "FAIL" },
+            if !self.passed {
+                "FAIL"
+            } else if not_applicable + not_declared == self.checks.len() {
+                // Nothing was compared with an independent reference.
+                "NOTHING CHECKED"
+            } else {
+                "PASS"
+            },
             self.checks.len(),
             failed,
             if not_applicable > 0 {

@@ -254,6 +254,43 @@ fn run_case(
                 }
             };
             let got = got.unwrap_or_default();
+            if device.is_interpreter() {
+                // The same computation twice: it ran without a fault, and that is all
+                // this says. Only the `.npy` references below are independent.
+                let declared: Vec<&str> = prepared
+                    .launch
+                    .tensors
+                    .iter()
+                    .filter(|t| t.output && t.reference.is_some() && *with_references)
+                    .map(|t| t.name.as_str())
+                    .collect();
+                for w in &want {
+                    let mut c = Check::not_declared(
+                        stage,
+                        label,
+                        format!(
+                            "no independent reference: the device is the interpreter, which \
+                             is also the oracle, so comparing them would compare the \
+                             interpreter with itself{}",
+                            if declared.contains(&w.name.as_str()) {
+                                " (the output's `reference` is checked on its own row)"
+                            } else if *with_references {
+                                "; declare `reference = \"….npy\"` for the output (computed \
+                                 by an independent implementation), or verify on a GPU"
+                            } else {
+                                "; verify on a GPU"
+                            }
+                        ),
+                    );
+                    c.output = w.name.clone();
+                    c.against = "interpreter (itself)".into();
+                    checks.push(c);
+                }
+                if *with_references {
+                    reference_checks(case, prepared, &got, checks);
+                }
+                return Ok(());
+            }
             for (g, w) in got.iter().zip(&want) {
                 let tol = tolerance_for(config, &numerics, w);
                 let mut check = Check::compared(
