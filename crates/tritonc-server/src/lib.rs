@@ -12,6 +12,8 @@
 //!   URLs, related information, tags).
 //! - [`actions`]: quick fixes from findings' fixes and `# noqa` suppressions.
 //! - [`hover`]: a rule's documentation when hovering its code in a suppression comment.
+//! - [`transport`]: the stdio frames, read with a bound on their size; a frame that is not
+//!   a message is answered with a JSON-RPC error and the server goes on.
 //!
 //! The server lints a document when no other message is waiting: a burst of edits is
 //! linted once, after its last change (requests that need fresh findings lint first).
@@ -22,8 +24,7 @@ pub mod convert;
 pub mod documents;
 pub mod hover;
 pub mod session;
-
-use lsp_server::Connection;
+pub mod transport;
 
 pub use session::{serve, SessionEnd};
 
@@ -46,18 +47,5 @@ pub fn run_stdio() -> Result<SessionEnd, ServerError> {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("tritonc server: internal error: {info}");
     }));
-    let (connection, io_threads) = Connection::stdio();
-    let end = serve(&connection);
-    // The writer thread ends when its channel closes: drop our sender first.
-    drop(connection);
-    let joined = io_threads.join();
-    let end = end?;
-    // After `exit` the reader has stopped on its own; a failed join after a clean session
-    // is a broken pipe on the way out, not worth failing for.
-    if let Err(err) = joined {
-        if end != SessionEnd::Exit {
-            return Err(ServerError::Io(err));
-        }
-    }
-    Ok(end)
+    transport::serve_io(std::io::BufReader::new(std::io::stdin()), std::io::stdout())
 }
