@@ -18,5 +18,5 @@ pub mod summary;
 
 pub use parse::{parse, LaunchSpec, TensorSpec};
 pub use reference::{check_references, ReferenceCheck};
-pub use run::{lower, prepare, run_spec_file, Launch, RunOutcome, TensorArg};
+pub use run::{lower, prepare, prepare_shapes, run_spec_file, Launch, RunOutcome, TensorArg};
 pub use summary::{compare, summarize, Comparison, Summary};

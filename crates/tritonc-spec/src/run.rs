@@ -202,6 +202,8 @@ pub const MAX_BUFFER_BYTES: u64 = 1 << tritonc_interp::memory::BUFFER_SHIFT;
 struct Budget {
     used: u64,
     limit: u64,
+    /// Whether tensors get their data; without it buffers are empty (no limits apply).
+    data: bool,
 }
 
 /// This host's physical memory (`MemTotal` of `/proc/meminfo`), when it can be read.
@@ -327,6 +329,26 @@ fn materialize_tensor(
                 "{storage_len} elements of {elem} bytes are more than one allocation can hold"
             ))
         })?;
+    if !budget.data {
+        // Shapes only: the buffer's place (and so the pointer's alignment) without bytes.
+        let buffer = memory.add(Buffer {
+            name: t.name.clone(),
+            dtype: t.dtype,
+            bytes: Vec::new(),
+        });
+        return Ok(TensorArg {
+            name: t.name.clone(),
+            dtype: t.dtype,
+            shape,
+            strides,
+            offset,
+            buffer,
+            output: t.output,
+            reference: t.reference.as_ref().map(|r| base_dir.join(r)),
+            atol: t.atol,
+            rtol: t.rtol,
+        });
+    }
     if bytes as u64 > MAX_BUFFER_BYTES {
         return Err(too_large(format!(
             "{storage_len} elements of {elem} bytes ({}) pass the interpreter's limit of {} per buffer",
@@ -438,6 +460,27 @@ pub fn prepare(
     spec_path: &Path,
     sources: &mut SourceMap,
 ) -> Result<(Launch, Arc<FunctionDef>, tritonc_syntax::ast::Module), Vec<Diagnostic>> {
+    prepare_with(spec, spec_path, sources, true)
+}
+
+/// [`prepare`] without the tensors' data: every buffer is empty (nothing is allocated,
+/// no `.npy` is read, no size limit applies), while shapes, strides, pointers (and so
+/// their alignment), arguments, the specialization and the grid are those of
+/// [`prepare`]. For compiling a spec's kernel, which needs no data.
+pub fn prepare_shapes(
+    spec: &LaunchSpec,
+    spec_path: &Path,
+    sources: &mut SourceMap,
+) -> Result<(Launch, Arc<FunctionDef>, tritonc_syntax::ast::Module), Vec<Diagnostic>> {
+    prepare_with(spec, spec_path, sources, false)
+}
+
+fn prepare_with(
+    spec: &LaunchSpec,
+    spec_path: &Path,
+    sources: &mut SourceMap,
+    data: bool,
+) -> Result<(Launch, Arc<FunctionDef>, tritonc_syntax::ast::Module), Vec<Diagnostic>> {
     let base_dir = spec_path
         .parent()
         .map(Path::to_path_buf)
@@ -495,6 +538,7 @@ pub fn prepare(
     let mut budget = Budget {
         used: 0,
         limit: host_memory_bytes().unwrap_or(u64::MAX),
+        data,
     };
     let mut tensors = Vec::new();
     let mut errors = Vec::new();

@@ -138,3 +138,44 @@ fn an_integer_for_a_pointer_parameter_names_the_parameter() {
     assert!(!ds[0].message.contains("element_ty"), "{}", ds[0].message);
     assert_eq!(spanned(&ds[0], &text), "5");
 }
+
+#[test]
+fn shapes_only_preparation_allocates_nothing_and_specializes_as_prepare() {
+    // 2^40 f32 elements (4 TiB): refused with data, prepared without.
+    let huge = vector_add_with("shapes-huge", |s| {
+        s.replace("shape = [98432]", "shape = [1048576, 1048576]")
+    });
+    let small = vector_add_with("shapes-small", |s| s);
+    let parse = |path: &PathBuf, sources: &mut SourceMap| {
+        let text = std::fs::read_to_string(path).expect("spec");
+        let file = sources.add(path.clone(), text.as_str());
+        tritonc_spec::parse(&text, file).expect("parses")
+    };
+    let mut sources = SourceMap::new();
+    let spec = parse(&huge, &mut sources);
+    let errors = match tritonc_spec::prepare(&spec, &huge, &mut sources) {
+        Ok(_) => panic!("4 TiB of tensors were prepared with data"),
+        Err(ds) => ds,
+    };
+    assert!(
+        errors.iter().any(|d| d.code == codes::BAD_TENSOR)
+            && errors.iter().all(|d| d.code.0.starts_with("E07")),
+        "{errors:#?}"
+    );
+    let (launch, _, _) =
+        tritonc_spec::prepare_shapes(&spec, &huge, &mut sources).expect("shapes only");
+    assert_eq!(launch.tensors[0].shape, vec![1usize << 20, 1 << 20]);
+    assert!(launch
+        .tensors
+        .iter()
+        .all(|t| launch.memory.buffer(t.buffer).bytes.is_empty()));
+    // n_elements = 2^40 is an i64 divisible by 16; the pointers are as `prepare` makes them.
+    let spec_small = parse(&small, &mut sources);
+    let (with_data, _, _) =
+        tritonc_spec::prepare(&spec_small, &small, &mut sources).expect("prepares");
+    let (shapes, _, _) =
+        tritonc_spec::prepare_shapes(&spec_small, &small, &mut sources).expect("shapes only");
+    assert_eq!(with_data.specialization, shapes.specialization);
+    assert_eq!(with_data.runtime_args, shapes.runtime_args);
+    assert_eq!(with_data.grid, shapes.grid);
+}

@@ -33,7 +33,31 @@ impl PreparedCase {
         spec_path: &Path,
         sources: &mut SourceMap,
     ) -> Result<PreparedCase, Vec<Diagnostic>> {
-        let (launch, def, module) = tritonc_spec::prepare(spec, spec_path, sources)?;
+        Self::prepare_with(spec, spec_path, sources, true)
+    }
+
+    /// [`PreparedCase::prepare`] without the tensors' data ([`tritonc_spec::prepare_shapes`]):
+    /// the specialization and the lowered kernel, for compiling, with empty buffers (its
+    /// outputs are not to be read).
+    pub fn prepare_shapes(
+        spec: &LaunchSpec,
+        spec_path: &Path,
+        sources: &mut SourceMap,
+    ) -> Result<PreparedCase, Vec<Diagnostic>> {
+        Self::prepare_with(spec, spec_path, sources, false)
+    }
+
+    fn prepare_with(
+        spec: &LaunchSpec,
+        spec_path: &Path,
+        sources: &mut SourceMap,
+        data: bool,
+    ) -> Result<PreparedCase, Vec<Diagnostic>> {
+        let (launch, def, module) = if data {
+            tritonc_spec::prepare(spec, spec_path, sources)?
+        } else {
+            tritonc_spec::prepare_shapes(spec, spec_path, sources)?
+        };
         let constexpr_params = def
             .params
             .iter()
