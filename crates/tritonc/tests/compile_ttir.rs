@@ -479,3 +479,31 @@ fn each_warning_is_printed_once_whatever_the_stages() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `compile --spec` needs the specialization, not the data: a spec of 2 × 4 TB tensors
+/// compiles (the interpreter, which needs the data, refuses it with E0705).
+#[test]
+fn compile_spec_allocates_no_tensor_data() {
+    let dir = std::env::temp_dir().join(format!("tritonc-huge-spec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("the temp dir is writable");
+    let kernel = repo_root().join("examples/vector_add.py");
+    let spec = dir.join("huge.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "kernel = {:?}\ngrid = [\"triton.cdiv(x.numel, 1024)\"]\n\n[tensors.x]\nshape = [1000000, 1000000]\ndtype = \"float32\"\ninit = \"randn\"\n\n[tensors.y]\nshape = [\"x.shape[0]\", \"x.shape[1]\"]\ndtype = \"float32\"\ninit = \"randn\"\n\n[tensors.out]\nshape = [\"x.shape[0]\", \"x.shape[1]\"]\ndtype = \"float32\"\noutput = true\n\n[args]\nx_ptr = \"x\"\ny_ptr = \"y\"\nout_ptr = \"out\"\nn_elements = \"x.numel\"\nBLOCK_SIZE = 1024\n",
+            kernel.to_str().expect("utf-8 path")
+        ),
+    )
+    .expect("the spec is written");
+    let out = dir.join("out");
+    let (spec_arg, out_arg) = (spec.to_str().unwrap(), out.to_str().unwrap());
+    let o = tritonc_in(&dir, &["compile", "--spec", spec_arg, "--target", "sm_90", "-o", out_arg, "--no-cache"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(out.exists(), "a bundle is written");
+    let o = tritonc_in(&dir, &["run", spec_arg, "--interpret"]);
+    assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
+    assert!(format!("{}{}", o.stdout, o.stderr).contains("E0705"), "{}", o.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -431,8 +431,9 @@ fn prepare_spec(
             continue;
         }
         seen_specs.push(case.spec.clone());
+        // Compiling needs the specialization, not the data: nothing is allocated.
         let mut prepared =
-            match tritonc_verify::PreparedCase::prepare(&case.spec, path, &mut sources) {
+            match tritonc_verify::PreparedCase::prepare_shapes(&case.spec, path, &mut sources) {
                 Ok(p) => p,
                 // The spec itself must prepare; a variant that cannot is verify's finding.
                 Err(d) if case.spec == input.spec => return Err((sources, d)),
