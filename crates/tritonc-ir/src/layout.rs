@@ -292,20 +292,7 @@ impl BlockedLayout {
                 extent[d] *= 2;
             }
         }
-        // Larger than the shape: drop register bits, broadcast lane and warp bits.
-        let inside = |b: &Vec<u64>| b.iter().zip(shape).all(|(&x, &s)| x < s);
-        registers.retain(inside);
-        for b in lanes.iter_mut().chain(warps.iter_mut()) {
-            if !inside(b) {
-                b.iter_mut().for_each(|x| *x = 0);
-            }
-        }
-        Ok(LinearLayout {
-            shape: shape.to_vec(),
-            registers,
-            lanes,
-            warps,
-        })
+        Ok(LinearLayout::clamped(shape, registers, lanes, warps))
     }
 }
 
@@ -432,6 +419,30 @@ fn xor_bases(out: &mut [u64], bases: &[Vec<u64>], bits: u32) {
 }
 
 impl LinearLayout {
+    /// The layout of a tile on `shape`, where the tile may be larger than the shape:
+    /// register bits outside the shape are dropped (fewer registers), lane and warp bits
+    /// outside it become zero (those threads hold replicas).
+    pub fn clamped(
+        shape: &[u64],
+        mut registers: Vec<Vec<u64>>,
+        mut lanes: Vec<Vec<u64>>,
+        mut warps: Vec<Vec<u64>>,
+    ) -> LinearLayout {
+        let inside = |b: &Vec<u64>| b.iter().zip(shape).all(|(&x, &s)| x < s);
+        registers.retain(inside);
+        for b in lanes.iter_mut().chain(warps.iter_mut()) {
+            if !inside(b) {
+                b.iter_mut().for_each(|x| *x = 0);
+            }
+        }
+        LinearLayout {
+            shape: shape.to_vec(),
+            registers,
+            lanes,
+            warps,
+        }
+    }
+
     /// The bases of one input dimension (none for `block`: one CTA; none for `offset`:
     /// a distributed layout has no memory dimension).
     pub fn bases(&self, dim: InDim) -> &[Vec<u64>] {

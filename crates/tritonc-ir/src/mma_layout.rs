@@ -90,7 +90,7 @@ impl MmaLayout {
             u64::from(self.warps_per_cta[1]),
         );
         let mut registers = vec![vec![0, 1], vec![8, 0]];
-        let mut lanes = vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]];
+        let lanes = vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]];
         let mut warps = Vec::new();
         let mut n = 8u64;
         while n < 8 * wn {
@@ -110,20 +110,7 @@ impl MmaLayout {
             registers.push(vec![m, 0]);
             m *= 2;
         }
-        // Larger than the shape: drop register bits, broadcast lane and warp bits.
-        let inside = |b: &Vec<u64>| b.iter().zip(shape).all(|(&x, &s)| x < s);
-        registers.retain(inside);
-        for b in lanes.iter_mut().chain(warps.iter_mut()) {
-            if !inside(b) {
-                b.iter_mut().for_each(|x| *x = 0);
-            }
-        }
-        Ok(LinearLayout {
-            shape: shape.to_vec(),
-            registers,
-            lanes,
-            warps,
-        })
+        Ok(LinearLayout::clamped(shape, registers, lanes, warps))
     }
 }
 

@@ -275,8 +275,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             lanes: b_lanes,
             warps: warp_n,
         };
-        let mut a_base = self.stage_index(&a_rows, &a_stage)?;
-        let mut b_base = self.stage_index(&b_rows, &b_stage)?;
+        let mut a_base = self.thread_strided_index(&a_rows, &a_stage.strides)?;
+        let mut b_base = self.thread_strided_index(&b_rows, &b_stage.strides)?;
         for (base, off) in [(&mut a_base, buffer_offset[0]), (&mut b_base, buffer_offset[1])] {
             if let Some(off) = off {
                 *base = Some(match *base {
@@ -388,7 +388,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let fast = if staged.strides[0] == 1 { 0 } else { 1 };
         let elem_bytes = super::shared::storage_bytes(elem);
         let vec = (linear.contiguous_registers(fast) as u64).min(16 / elem_bytes) as usize;
-        let thread = self.stage_index(linear, staged)?;
+        let thread = self.thread_strided_index(linear, &staged.strides)?;
         let coords = linear.register_coords();
         let i64t: Type = IntegerType::new(ctx, 64).into();
         let align: Attribute = IntegerAttribute::new(i64t, (vec as u64 * elem_bytes) as i64).into();
@@ -411,31 +411,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             self.mlir(b.effect("llvm.store", &[value, slot], &[("alignment", align)]))?;
         }
         Ok(())
-    }
-
-    /// This thread's element index in a staging area for the lane and warp part of
-    /// `linear` (over the operand's logical coordinates).
-    fn stage_index(
-        &mut self,
-        linear: &LinearLayout,
-        staged: &Staged,
-    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
-        let offsets = self.thread_offsets(linear)?;
-        let mut acc: Option<Value<'c, 'a>> = None;
-        for (d, off) in offsets.into_iter().enumerate() {
-            let Some(off) = off else { continue };
-            let scaled = if staged.strides[d] == 1 {
-                off
-            } else {
-                let s = self.i32c(staged.strides[d] as i32)?;
-                self.mlir(self.b.binary("arith.muli", off, s))?
-            };
-            acc = Some(match acc {
-                None => scaled,
-                Some(a) => self.mlir(self.b.binary("arith.addi", a, scaled))?,
-            });
-        }
-        Ok(acc)
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16` at element `const_part +

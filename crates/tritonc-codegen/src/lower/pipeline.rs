@@ -34,8 +34,8 @@ use melior::ir::{
     attribute::IntegerAttribute, r#type::IntegerType, Attribute, BlockLike, Type, Value,
     ValueLike,
 };
-use tritonc_ir::{BlockId, ConstValue, DType, Elem, OpId, OpKind};
-use tritonc_ttgir::{Layout, LinearLayout};
+use tritonc_ir::{BlockId, DType, Elem, OpId, OpKind};
+use tritonc_ttgir::Layout;
 
 use super::function::{FunctionLowering, Lowered};
 use crate::body::IntPredicate;
@@ -78,20 +78,6 @@ pub(crate) fn shared_limit(sm: u32) -> u64 {
         75 => 65_536,
         70 | 72 => 98_304,
         _ => 49_152,
-    }
-}
-
-fn is_zero_constant(f: &tritonc_ir::Function, v: tritonc_ir::Value) -> bool {
-    let Some(def) = f.defining_op(v) else {
-        return false;
-    };
-    match f.kind(def) {
-        OpKind::Constant(ConstValue::Int(0)) => true,
-        OpKind::Constant(ConstValue::Float(x)) => *x == 0.0,
-        OpKind::Splat | OpKind::Broadcast | OpKind::ConvertLayout => {
-            is_zero_constant(f, f.op(def).operands()[0])
-        }
-        _ => false,
     }
 }
 
@@ -185,7 +171,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 if is_volatile || !in_body.contains(&load) || f.uses(v).len() != 1 {
                     continue;
                 }
-                if f.op(load).operands().len() > 2 && !is_zero_constant(f, f.op(load).operands()[2])
+                if f.op(load).operands().len() > 2 && !tritonc_ir::passes::is_zero(f, f.op(load).operands()[2])
                 {
                     continue;
                 }
@@ -372,7 +358,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let b = self.b;
         let ctx = b.context();
         let i32t: Type = IntegerType::new(ctx, 32).into();
-        let thread = self.pipe_index(&linear, &l.staged)?;
+        let thread = self.thread_strided_index(&linear, &l.staged.strides)?;
         let buf_elems = self.i32c((l.buffer_bytes / elem_bytes) as i32)?;
         let buf_off = self.mlir(b.binary("arith.muli", buffer, buf_elems))?;
         let dynamic = match thread {
@@ -412,31 +398,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             ))?;
         }
         Ok(())
-    }
-
-    /// This thread's element index in a staging layout for the lane and warp part of
-    /// `linear`.
-    pub(super) fn pipe_index(
-        &mut self,
-        linear: &LinearLayout,
-        staged: &Staged,
-    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
-        let offsets = self.thread_offsets(linear)?;
-        let mut acc: Option<Value<'c, 'a>> = None;
-        for (d, off) in offsets.into_iter().enumerate() {
-            let Some(off) = off else { continue };
-            let scaled = if staged.strides[d] == 1 {
-                off
-            } else {
-                let s = self.i32c(staged.strides[d] as i32)?;
-                self.mlir(self.b.binary("arith.muli", off, s))?
-            };
-            acc = Some(match acc {
-                None => scaled,
-                Some(a) => self.mlir(self.b.binary("arith.addi", a, scaled))?,
-            });
-        }
-        Ok(acc)
     }
 
     /// `scf.for` with its dot operands' loads pipelined as `plan` says.

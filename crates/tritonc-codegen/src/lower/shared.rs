@@ -178,7 +178,7 @@ pub(super) fn storage_bytes(ty: Type<'_>) -> u64 {
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     /// `sum_d offset_d * strides[d]` of this thread's lane and warp part of `linear`.
-    fn thread_strided_index(
+    pub(super) fn thread_strided_index(
         &mut self,
         linear: &LinearLayout,
         strides: &[u64],

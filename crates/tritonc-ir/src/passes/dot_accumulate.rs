@@ -20,15 +20,18 @@ use crate::pass::Pass;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DotAccumulate;
 
-/// Whether every element of `v` is zero (`-0.0` included, as Triton's `isZero`).
-fn is_zero(f: &Function, v: Value) -> bool {
+/// Whether every element of `v` is zero (`-0.0` included, as Triton's `isZero`): a zero
+/// constant, or a splat, broadcast or layout conversion of one.
+pub fn is_zero(f: &Function, v: Value) -> bool {
     let Some(def) = f.defining_op(v) else {
         return false;
     };
     match f.kind(def) {
         OpKind::Constant(ConstValue::Int(0)) => true,
         OpKind::Constant(ConstValue::Float(x)) => *x == 0.0,
-        OpKind::Splat | OpKind::Broadcast => is_zero(f, f.op(def).operands()[0]),
+        OpKind::Splat | OpKind::Broadcast | OpKind::ConvertLayout => {
+            is_zero(f, f.op(def).operands()[0])
+        }
         _ => false,
     }
 }

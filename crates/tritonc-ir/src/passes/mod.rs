@@ -6,7 +6,7 @@ mod dot_accumulate;
 
 pub use constant_folding::ConstantFolding;
 pub use dce::DeadCodeElimination;
-pub use dot_accumulate::DotAccumulate;
+pub use dot_accumulate::{is_zero, DotAccumulate};
 
 use crate::pass::PassManager;
 
