@@ -94,7 +94,7 @@ impl Backend {
     pub fn new(options: BackendOptions, cache: Option<KernelCache>) -> Backend {
         let ptxas = if options.cubin { ptxas_path() } else { None };
         let cache = cache.map(|c| {
-            let toolchain = Toolchain::detect(ptxas.as_deref());
+            let toolchain = Toolchain::detect(ptxas.as_deref(), Some(&c.toolchain_dir()));
             (c, toolchain)
         });
         Backend {

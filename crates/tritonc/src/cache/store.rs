@@ -65,6 +65,12 @@ impl KernelCache {
         self.root.join(LAYOUT)
     }
 
+    /// Where the toolchain's identities are remembered (`Toolchain::detect`); cleaned
+    /// with the entries, and not counted among them.
+    pub fn toolchain_dir(&self) -> PathBuf {
+        self.entries_dir().join("toolchain")
+    }
+
     fn entry_path(&self, key: &str) -> PathBuf {
         let (fanout, rest) = key.split_at(2.min(key.len()));
         self.entries_dir()
