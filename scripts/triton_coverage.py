@@ -246,6 +246,85 @@ def kernel(x_ptr, casting_mode: tl.constexpr, BLOCK: tl.constexpr):
 """
 
 
+ASSUME = """
+@triton.jit
+def kernel(x_ptr, n, stride, BLOCK: tl.constexpr):
+    tl.assume(n > 0)
+    tl.assume(stride % 16 == 0)
+    tl.assume(cond=BLOCK > 0)
+    r = tl.arange(0, BLOCK)
+    tl.store(x_ptr + r * stride, r, mask=r < n)
+"""
+
+
+def assume(cond: str) -> str:
+    return f"""
+@triton.jit
+def kernel(x_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.assume({cond})
+    tl.store(x_ptr + r, r, mask=r < n)
+"""
+
+
+POINTER_CAST = """
+@triton.jit
+def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    p = x_ptr.to(tl.pointer_type(tl.float16))
+    q = (y_ptr + r).to(tl.pointer_type(tl.float16), bitcast=True)
+    tl.store(q, tl.load(p + r))
+"""
+
+POINTER_FROM_INT64 = """
+@triton.jit
+def kernel(addrs_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    a = tl.load(addrs_ptr)
+    p = a.to(tl.pointer_type(tl.float32))
+    tl.store(y_ptr + r, tl.load(p + r))
+"""
+
+
+def pointer_stmt(stmt: str) -> str:
+    return f"""
+@triton.jit
+def kernel(x_ptr, y_ptr, n):
+    {stmt}
+"""
+
+
+ARGMAX_AFTER_SOFTMAX = """
+@triton.jit
+def kernel(x_ptr, y_ptr, N: tl.constexpr, M: tl.constexpr):
+    r = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + r)
+    x = x - tl.max(x, axis=1)[:, None]
+    e = tl.exp(x)
+    p = e / tl.sum(e, axis=1)[:, None]
+    idx = tl.argmax(p, axis=1)
+    tl.store(y_ptr + tl.arange(0, M), idx)
+"""
+
+TENSOR_DESCRIPTOR = """
+@triton.jit
+def kernel(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    d = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    t = d.load([0, 0])
+    d.store([0, 0], t + 1)
+"""
+
+
+def sum_of_loads(terms: int) -> str:
+    total = " + ".join(f"tl.load(x_ptr + {i})" for i in range(terms))
+    return f"""
+@triton.jit
+def kernel(x_ptr, y_ptr):
+    s = {total}
+    tl.store(y_ptr, s)
+"""
+
+
 def tl_range(keywords: str, extra_params: str = "") -> str:
     return f"""
 @triton.jit
@@ -296,6 +375,31 @@ CASES: list[tuple[str, str, dict, str]] = [
     ("do_not_specialize_unknown_names", DO_NOT_SPECIALIZE_UNKNOWN, {"x_ptr": "*i32", "n": "i32"}, "*i32, i32"),
     ("constexpr_global_from_call", CONSTEXPR_GLOBAL_CALL, {"x_ptr": "*bf16", "casting_mode": 0, "BLOCK": 64},
      "*bf16, 0, 64"),
+    ("assume_hints", ASSUME, {"x_ptr": "*i32", "n": "i32", "stride": "i32", "BLOCK": 64}, "*i32, i32, i32, 64"),
+    ("assume_on_block", assume("r < n"), {"x_ptr": "*i32", "n": "i32", "BLOCK": 64}, "*i32, i32, 64"),
+    ("assume_on_int", assume("n"), {"x_ptr": "*i32", "n": "i32", "BLOCK": 64}, "*i32, i32, 64"),
+    ("pointer_cast_between_pointers", POINTER_CAST, {"x_ptr": "*fp16", "y_ptr": "*bf16", "BLOCK": 64},
+     "*fp16, *bf16, 64"),
+    ("pointer_cast_from_int64", POINTER_FROM_INT64, {"addrs_ptr": "*i64", "y_ptr": "*fp32", "BLOCK": 64},
+     "*i64, *fp32, 64"),
+    ("pointer_cast_from_int32", pointer_stmt("tl.store(n.to(tl.pointer_type(tl.float32)), 1.0)"),
+     {"x_ptr": "*fp32", "y_ptr": "*i64", "n": "i32"}, "*fp32, *i64, i32"),
+    ("pointer_to_int64", pointer_stmt("tl.store(y_ptr, x_ptr.to(tl.int64))"),
+     {"x_ptr": "*fp32", "y_ptr": "*i64", "n": "i32"}, "*fp32, *i64, i32"),
+    ("pointer_to_int1", pointer_stmt("tl.store(y_ptr, x_ptr.to(tl.int1))"),
+     {"x_ptr": "*fp32", "y_ptr": "*i64", "n": "i32"}, "*fp32, *i64, i32"),
+    ("pointer_to_int32", pointer_stmt("tl.store(y_ptr, x_ptr.to(tl.int32))"),
+     {"x_ptr": "*fp32", "y_ptr": "*i64", "n": "i32"}, "*fp32, *i64, i32"),
+    ("pointer_cast_other_address_space", pointer_stmt("tl.store(x_ptr.to(tl.pointer_type(tl.float32, 3)), 1.0)"),
+     {"x_ptr": "*fp32", "y_ptr": "*i64", "n": "i32"}, "*fp32, *i64, i32"),
+    ("argmax_after_softmax", ARGMAX_AFTER_SOFTMAX, {"x_ptr": "*fp32", "y_ptr": "*i32", "N": 64, "M": 16},
+     "*fp32, *i32, 64, 16"),
+    ("make_tensor_descriptor", TENSOR_DESCRIPTOR, {"x_ptr": "*fp16", "M": "i32", "N": "i32", "BM": 64, "BN": 64},
+     "*fp16, i32, i32, 64, 64"),
+    # Triton's code generator recurses once per operand of a chain; with Python's default
+    # recursion limit it fails between 300 and 400 operands.
+    ("sum_of_300_loads", sum_of_loads(300), {"x_ptr": "*fp32", "y_ptr": "*fp32"}, "*fp32, *fp32"),
+    ("sum_of_1000_loads", sum_of_loads(1000), {"x_ptr": "*fp32", "y_ptr": "*fp32"}, "*fp32, *fp32"),
     ("range_num_stages", tl_range(", num_stages=2"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
     ("range_all_keywords", tl_range(", 1, num_stages=3, loop_unroll_factor=2, disallow_acc_multi_buffer=True, "
                                     "flatten=True, warp_specialize=False, disable_licm=True"),

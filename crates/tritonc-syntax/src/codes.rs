@@ -60,6 +60,8 @@ pub const MALFORMED_AUTOTUNE: Code = Code("E0202");
 pub const MALFORMED_HEURISTICS: Code = Code("E0203");
 /// `@triton.jit` is not the innermost Triton decorator.
 pub const DECORATOR_ORDER: Code = Code("E0204");
+/// A `@triton.jit` function defined inside a function or class (a warning: not checked).
+pub const NESTED_KERNEL: Code = Code("E0205");
 
 /// This crate's codes as a registry for the CLI's code catalog.
 pub static REGISTRY: CodeRegistry = CodeRegistry::new("syntax", CODES);
@@ -238,5 +240,11 @@ error is fixed.\n\n## Example\n\n```python\n@triton.jit\ndef k(x_ptr\n    pass\n
         name: "misordered-triton-decorators",
         summary: "`@triton.jit` is not the innermost Triton decorator",
         explanation: "Triton applies decorators bottom-up and expects `@triton.autotune` above `@triton.heuristics` above `@triton.jit`; `autotune` and `heuristics` wrap a `JITFunction`, so `@triton.jit` must be the decorator closest to `def`.\n\n## Example\n\n```python\n@triton.jit\n@triton.autotune(configs=[...], key=[\"n\"])\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n    ...\n```\n\n## Use instead\n\n```python\n@triton.autotune(configs=[...], key=[\"n\"])\n@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n    ...\n```\n",
+    },
+    CodeDoc {
+        code: NESTED_KERNEL,
+        name: "nested-jit-function",
+        summary: "a `@triton.jit` function defined inside a function or class is not checked",
+        explanation: "A warning. tritonc reads the module-level functions of a file: a `@triton.jit` function defined inside another function (a closure, compiled by Triton when it is launched, with the enclosing call's local variables among its globals) or inside a class body (launched as `Cls.kernel[grid](...)`) is neither linted nor compiled, and `tritonc compile --kernel NAME` does not find it. The warning names it so that it is never skipped silently.\n\n## Example\n\n```python\ndef make_kernel(scale):\n    @triton.jit\n    def k(x_ptr):\n        tl.store(x_ptr, tl.load(x_ptr) * scale)\n    return k\n```\n\n## Use instead\n\n```python\n@triton.jit\ndef k(x_ptr, scale: tl.constexpr):\n    tl.store(x_ptr, tl.load(x_ptr) * scale)\n```\n",
     },
 ];

@@ -33,7 +33,14 @@ impl ParsedModule {
 
 /// Nesting levels (statements and expressions together) the kernel AST may have; deeper
 /// input is a syntax error, so every recursive pass over the AST has a bounded depth.
+/// The left operand of a binary operator that continues a chain (`a + b + c`, which
+/// nests to the left once per operator) is not a level: chains count against
+/// [`MAX_CHAIN`] instead, so a tree is at most `MAX_NESTING + MAX_CHAIN` deep.
 pub const MAX_NESTING: u32 = 500;
+
+/// Operators one chain of binary operations (`t0 + t1 + … + tn`) may have, counted along
+/// the path from the root; longer chains are a syntax error (the tree stays bounded).
+pub const MAX_CHAIN: u32 = 2000;
 
 /// Longest logical statement parsed, in bytes: the parser's tree for it can be as deep
 /// as it is long, and that depth must fit in [`PARSE_STACK`].
@@ -111,23 +118,60 @@ fn rejected(file: FileId, text: &str, at: Span, message: &str) -> ParsedModule {
     }
 }
 
-/// The start of the first logical statement longer than [`MAX_STATEMENT_BYTES`], if any
-/// (brackets are tracked roughly; strings are not, which only makes the estimate larger).
+/// The start of the first logical statement longer than [`MAX_STATEMENT_BYTES`], if any.
+///
+/// A logical statement ends at a newline outside brackets, strings and comments (Python's
+/// tokenizer rule); brackets, quotes and `#` inside string literals and comments do not
+/// count, so a large file of short statements is never taken for one long statement.
 fn oversized_statement(text: &str) -> Option<u32> {
     if text.len() <= MAX_STATEMENT_BYTES {
         return None;
     }
-    let (mut depth, mut start) = (0i64, 0usize);
-    for (i, b) in text.bytes().enumerate() {
-        match b {
+    let bytes = text.as_bytes();
+    let (mut depth, mut start, mut i) = (0i64, 0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth = (depth - 1).max(0),
+            b'\\' => i += 1, // a line continuation joins the next line
             b'\n' if depth == 0 => start = i + 1,
+            b'#' => {
+                while i + 1 < bytes.len() && bytes[i + 1] != b'\n' {
+                    i += 1;
+                }
+            }
+            q @ (b'\'' | b'"') => {
+                let triple = bytes.get(i + 1) == Some(&q) && bytes.get(i + 2) == Some(&q);
+                i += if triple { 3 } else { 1 };
+                // The string's end (an unterminated one-line string ends at its line).
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'\\' => i += 1,
+                        b'\n' if !triple => break,
+                        c if c == q
+                            && (!triple
+                                || (bytes.get(i + 1) == Some(&q)
+                                    && bytes.get(i + 2) == Some(&q))) =>
+                        {
+                            if triple {
+                                i += 2;
+                            }
+                            break;
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                if i < bytes.len() && bytes[i] == b'\n' {
+                    continue; // the newline ends the line as usual
+                }
+            }
             _ => {}
         }
-        if i - start > MAX_STATEMENT_BYTES {
+        if i.saturating_sub(start) > MAX_STATEMENT_BYTES {
             return u32::try_from(start).ok();
         }
+        i += 1;
     }
     None
 }
@@ -155,11 +199,17 @@ fn parse_module_inline(file: FileId, text: &str) -> ParsedModule {
                 file,
                 text,
                 depth: 0,
+                chain: 0,
                 too_deep: None,
+                too_long: None,
             };
             let body = cx.stmts(suite);
             if let Some(at) = cx.too_deep {
                 return rejected(file, text, at, "code is nested too deeply");
+            }
+            if let Some(at) = cx.too_long {
+                let message = format!("operator chain is too long (over {MAX_CHAIN} operators)");
+                return rejected(file, text, at, &message);
             }
             ParsedModule {
                 module: Module { body, span: whole },
@@ -235,8 +285,12 @@ struct Converter<'t> {
     text: &'t str,
     /// Current nesting level (see [`MAX_NESTING`]).
     depth: u32,
+    /// Chain continuations on the current path (see [`MAX_CHAIN`]).
+    chain: u32,
     /// Where nesting first exceeded [`MAX_NESTING`].
     too_deep: Option<Span>,
+    /// Where a chain first exceeded [`MAX_CHAIN`].
+    too_long: Option<Span>,
 }
 
 impl Converter<'_> {
@@ -679,6 +733,25 @@ impl Converter<'_> {
         Box::new(self.expr(e))
     }
 
+    /// The left operand of a binary operation that is itself one: the same level of
+    /// nesting, one more link of the chain.
+    fn chain_link(&mut self, e: py::Expr) -> Box<Expr> {
+        if self.chain >= MAX_CHAIN {
+            let span = self.span(expr_range(&e));
+            self.too_long.get_or_insert(span);
+            return Box::new(Expr {
+                kind: ExprKind::Constant(Constant::None),
+                span,
+            });
+        }
+        self.chain += 1;
+        self.depth -= 1;
+        let out = self.boxed(e);
+        self.depth += 1;
+        self.chain -= 1;
+        out
+    }
+
     fn opt_boxed(&mut self, e: Option<Box<py::Expr>>) -> Option<Box<Expr>> {
         e.map(|e| self.boxed(*e))
     }
@@ -720,11 +793,18 @@ impl Converter<'_> {
                     value: self.boxed(*n.value),
                 }
             }
-            E::BinOp(b) => ExprKind::BinOp {
-                op: bin_op(b.op),
-                lhs: self.boxed(*b.left),
-                rhs: self.boxed(*b.right),
-            },
+            E::BinOp(b) => {
+                let lhs = if matches!(*b.left, E::BinOp(_)) {
+                    self.chain_link(*b.left)
+                } else {
+                    self.boxed(*b.left)
+                };
+                ExprKind::BinOp {
+                    op: bin_op(b.op),
+                    lhs,
+                    rhs: self.boxed(*b.right),
+                }
+            }
             E::UnaryOp(u) => ExprKind::UnaryOp {
                 op: match u.op {
                     py::UnaryOp::Invert => UnaryOp::Invert,

@@ -200,6 +200,12 @@ enum DecoratorRole<'e> {
     Other,
 }
 
+impl DecoratorRole<'_> {
+    fn is_jit(&self) -> bool {
+        matches!(self, DecoratorRole::Jit(_))
+    }
+}
+
 /// Discovery state over one module.
 struct Discoverer<'m> {
     resolver: NameResolver,
@@ -297,6 +303,39 @@ pub fn discover(module: &Module) -> ModuleIndex {
             opaque_arguments: std::mem::take(&mut d.opaque),
         });
     }
+    // `@triton.jit` functions inside functions and classes are not kernels tritonc reads;
+    // each is reported where it is defined.
+    let mut nested = Vec::new();
+    for def in &defs {
+        nested_defs(&def.body, ("function", &def.name.name), &mut nested);
+    }
+    collect_classes(&module.body, &mut nested);
+    for (def, (kind, container)) in nested {
+        if !def.decorators.iter().any(|dec| d.role(dec).is_jit()) {
+            continue;
+        }
+        let note = if kind == "class" {
+            "Triton compiles it as a class attribute when it is launched; tritonc reads \
+             module-level functions only"
+        } else {
+            "Triton compiles it when the enclosing function has run and it is launched; its \
+             globals are then that call's local variables, which tritonc cannot know ahead of \
+             time"
+        };
+        d.diagnostics.push(
+            Diagnostic::warning(
+                codes::NESTED_KERNEL,
+                format!(
+                    "`@triton.jit` function `{}` is defined inside {kind} `{container}`; \
+                     tritonc checks and compiles module-level kernels only",
+                    def.name.name
+                ),
+            )
+            .with_primary(def.name.span, "not checked")
+            .with_note(note)
+            .with_help("define it at module level to have tritonc check and compile it"),
+        );
+    }
     let mut constexpr_globals = Vec::new();
     d.constexpr_globals(&module.body, false, &mut constexpr_globals);
     ModuleIndex {
@@ -305,6 +344,66 @@ pub fn discover(module: &Module) -> ModuleIndex {
         kernels,
         constexpr_globals,
         diagnostics: d.diagnostics,
+    }
+}
+
+/// A `def` and what it is nested in (`"function"` or `"class"`, and its name).
+type NestedDef<'m> = (Arc<FunctionDef>, (&'static str, &'m str));
+
+/// Every `def` in `stmts` (a function's or class's body) at any depth, with its innermost
+/// enclosing function or class.
+fn nested_defs<'m>(
+    stmts: &'m [Stmt],
+    within: (&'static str, &'m str),
+    out: &mut Vec<NestedDef<'m>>,
+) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::FunctionDef(f) => {
+                out.push((f.clone(), within));
+                nested_defs(&f.body, ("function", &f.name.name), out);
+            }
+            StmtKind::ClassDef(c) => nested_defs(&c.body, ("class", &c.name.name), out),
+            StmtKind::If { body, orelse, .. }
+            | StmtKind::For { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. } => {
+                nested_defs(body, within, out);
+                nested_defs(orelse, within, out);
+            }
+            StmtKind::With { body, .. } => nested_defs(body, within, out),
+            StmtKind::Try(t) => {
+                nested_defs(&t.body, within, out);
+                for h in &t.handlers {
+                    nested_defs(&h.body, within, out);
+                }
+                nested_defs(&t.orelse, within, out);
+                nested_defs(&t.finalbody, within, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The `def`s inside module-level classes (looking inside module-level blocks).
+fn collect_classes<'m>(stmts: &'m [Stmt], out: &mut Vec<NestedDef<'m>>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::ClassDef(c) => nested_defs(&c.body, ("class", &c.name.name), out),
+            StmtKind::If { body, orelse, .. } => {
+                collect_classes(body, out);
+                collect_classes(orelse, out);
+            }
+            StmtKind::Try(t) => {
+                collect_classes(&t.body, out);
+                for h in &t.handlers {
+                    collect_classes(&h.body, out);
+                }
+                collect_classes(&t.orelse, out);
+                collect_classes(&t.finalbody, out);
+            }
+            StmtKind::With { body, .. } => collect_classes(body, out),
+            _ => {}
+        }
     }
 }
 

@@ -47,7 +47,8 @@ mod subset;
 
 pub use codes::codes;
 pub use convert::{
-    parse_module, parse_module_on_this_thread, ParsedModule, MAX_NESTING, PARSE_STACK_BYTES,
+    parse_module, parse_module_on_this_thread, ParsedModule, MAX_CHAIN, MAX_NESTING,
+    PARSE_STACK_BYTES,
 };
 pub use discovery::{discover, Kernel, ModuleIndex};
 pub use resolve::NameResolver;

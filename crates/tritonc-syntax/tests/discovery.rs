@@ -484,3 +484,44 @@ fn example_kernels_are_discovered() {
     }
     assert!(total >= 10, "only {total} kernels in examples/");
 }
+
+#[test]
+fn jit_functions_inside_functions_and_classes_are_reported() {
+    let src = "import triton\nimport triton.language as tl\n\n\
+def make(scale):\n    if scale:\n        @triton.jit\n        def inner(x_ptr):\n            tl.store(x_ptr, 1)\n    return inner\n\n\
+class Ops:\n    @staticmethod\n    @triton.jit\n    def method_kernel(x_ptr):\n        tl.store(x_ptr, 2)\n\n    def helper(self):\n        pass\n\n\
+@triton.jit\ndef top(x_ptr):\n    tl.store(x_ptr, 3)\n";
+    let idx = index(src);
+    let names: Vec<&str> = idx.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["top"]);
+    let found: Vec<(&str, &str, &str)> = idx
+        .diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d.code.0,
+                text(src, d.primary_span().unwrap()),
+                d.message.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "E0205",
+                "inner",
+                "`@triton.jit` function `inner` is defined inside function `make`; tritonc checks and compiles module-level kernels only"
+            ),
+            (
+                "E0205",
+                "method_kernel",
+                "`@triton.jit` function `method_kernel` is defined inside class `Ops`; tritonc checks and compiles module-level kernels only"
+            ),
+        ]
+    );
+    assert!(idx
+        .diagnostics
+        .iter()
+        .all(|d| d.severity == tritonc_diagnostics::Severity::Warning));
+}

@@ -130,15 +130,55 @@ fn mutated_inputs_never_panic() {
 fn deeply_nested_input_is_an_error_not_a_crash() {
     let chain = format!("x = {}1\n", "1 + ".repeat(50_000));
     let calls = format!("x = {}1{}\n", "f(".repeat(5_000), ")".repeat(5_000));
-    for src in [chain, calls] {
+    for (src, message) in [
+        (chain, "operator chain is too long (over 2000 operators)"),
+        (calls, "code is nested too deeply"),
+    ] {
         let parsed = parse_module(FileId(0), &src);
         assert_eq!(parsed.diagnostics.len(), 1, "{:?}", parsed.diagnostics);
         assert_eq!(parsed.diagnostics[0].code.0, "E0001");
-        assert_eq!(parsed.diagnostics[0].message, "code is nested too deeply");
+        assert_eq!(parsed.diagnostics[0].message, message);
     }
     // Redundant parentheses build no nodes, so they nest freely.
     let parens = format!("x = {}1{}\n", "(".repeat(5_000), ")".repeat(5_000));
     let parsed = parse_module(FileId(0), &parens);
     assert!(parsed.diagnostics.is_empty());
     assert_eq!(parsed.module.body.len(), 1);
+}
+
+#[test]
+fn a_long_operator_chain_is_one_level_of_nesting() {
+    // A 1,000-term sum nests to the left 999 times but is one expression deep: it parses,
+    // inside a deeply nested statement too.
+    let terms: Vec<String> = (0..1000).map(|i| format!("x{i}")).collect();
+    let sum = terms.join(" + ");
+    let src = format!("def f():\n    if a:\n        y = g(h({sum}))\n");
+    let parsed = parse_module(FileId(0), &src);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    // Nesting that is real still counts: 600 nested calls with a sum inside.
+    let deep = format!("y = {}{sum}{}\n", "f(".repeat(600), ")".repeat(600));
+    let parsed = parse_module(FileId(0), &deep);
+    assert_eq!(parsed.diagnostics[0].message, "code is nested too deeply");
+}
+
+#[test]
+fn large_files_of_short_statements_parse() {
+    // Over 1 MiB of short statements, whose comments and strings hold unbalanced
+    // brackets and quotes: no statement is long.
+    let mut src = String::new();
+    while src.len() < (1 << 20) + 4096 {
+        src.push_str("x = [1, 2]  # a half-open interval [0, 1) and a quote '\n");
+        src.push_str("s = \"(\" + '[' + \"\"\"{\n\"\"\"  # ((\n");
+        src.push_str("t = \"it's\"\n");
+    }
+    let parsed = parse_module(FileId(0), &src);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert!(parsed.module.body.len() > 10_000);
+    // One statement over 1 MiB is still refused before parsing.
+    let long = format!("x = [{}]\n", "1, ".repeat(400_000));
+    let parsed = parse_module(FileId(0), &long);
+    assert_eq!(
+        parsed.diagnostics[0].message,
+        "statement is too long to parse (over 1 MiB)"
+    );
 }

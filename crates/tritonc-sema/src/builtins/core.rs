@@ -3,7 +3,7 @@
 
 use tritonc_diagnostics::{Diagnostic, Span};
 use tritonc_ir::{
-    BinaryOp, CacheModifier, DType, EvictionPolicy, Hints, LoadOptions, MathOp, RoundingMode,
+    BinaryOp, CacheModifier, DType, Elem, EvictionPolicy, Hints, LoadOptions, MathOp, RoundingMode,
     MAX_TENSOR_NUMEL,
 };
 
@@ -521,7 +521,14 @@ pub(super) fn to(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     let b = call.bind(&["input", "dtype", "fp_downcast_rounding", "bitcast"])?;
     let x = call.required(&b, 0, "input")?;
     let t = expect_tensor(cx, &x)?;
-    let to = dtype_arg(&call.required(&b, 1, "dtype")?)?;
+    let to_arg = call.required(&b, 1, "dtype")?;
+    if let SemaValue::Const(Constexpr::DType(Elem::Ptr(to))) = &to_arg.0 {
+        return Ok(SemaValue::Tensor(cast_to_pointer(cx, t, *to, call.span)?));
+    }
+    let to = dtype_arg(&to_arg)?;
+    if let Elem::Ptr(_) = t.ty.elem() {
+        return Ok(SemaValue::Tensor(cast_pointer_to(cx, t, to, call.span)?));
+    }
     let bitcast = match &b[3] {
         Some(a) => expect_const(a, "`bitcast`")?.truthy(),
         None => false,
@@ -572,6 +579,86 @@ pub(super) fn to(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     Ok(SemaValue::Tensor(arith::cast_rounded(
         cx, t, to, rounding, call.span,
     )?))
+}
+
+/// `x.to(tl.pointer_type(T))` (with or without `bitcast=True`, which Triton 3.6 treats
+/// alike for pointers): a pointer is reinterpreted (Triton's `tt.bitcast`, here the same
+/// address through `tt.ptr_to_int`/`tt.int_to_ptr`); an `int64` becomes a pointer
+/// (`tt.int_to_ptr`, whose verifier takes 64-bit integers only).
+fn cast_to_pointer(
+    cx: &mut LowerCx<'_>,
+    t: TensorValue,
+    to: tritonc_ir::PtrType,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    match t.ty.elem() {
+        Elem::Ptr(from) if from == to => Ok(t),
+        Elem::Ptr(from) => {
+            if from.addr_space != to.addr_space {
+                return Err(err(
+                    codes::INVALID_CAST,
+                    span,
+                    format!(
+                        "cannot cast a pointer in address space {} to address space {}",
+                        from.addr_space, to.addr_space
+                    ),
+                ));
+            }
+            let mut b = cx.builder(span);
+            let addr = b.ptr_to_int(t.id);
+            let id = b.int_to_ptr(addr, to.pointee);
+            Ok(cx.tensor(id))
+        }
+        Elem::DType(DType::I64) => {
+            let id = cx.builder(span).int_to_ptr(t.id, to.pointee);
+            Ok(cx.tensor(id))
+        }
+        Elem::DType(d) if d.is_var() => Err(err(
+            codes::INVALID_CAST,
+            span,
+            format!("a cast of `{d}` to a pointer needs its dtype (int64) known"),
+        )),
+        Elem::DType(d) => Err(err(
+            codes::INVALID_CAST,
+            span,
+            format!("cannot cast `{d}` to a pointer: only `int64` converts to a pointer"),
+        )
+        .with_note("Triton 3.6 emits `tt.int_to_ptr`, whose operand must be a 64-bit integer")
+        .with_help("convert to `tl.int64` first")),
+    }
+}
+
+/// `ptr.to(tl.int64)` (`tt.ptr_to_int`) and `ptr.to(tl.int1)` (the address is not 0), the
+/// only conversions of a pointer to a value Triton 3.6 has.
+fn cast_pointer_to(
+    cx: &mut LowerCx<'_>,
+    t: TensorValue,
+    to: DType,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    match to {
+        DType::I64 => {
+            let id = cx.builder(span).ptr_to_int(t.id);
+            Ok(cx.tensor(id))
+        }
+        DType::I1 => {
+            let id = cx.builder(span).ptr_to_int(t.id);
+            let addr = SemaValue::Tensor(cx.tensor(id));
+            arith::binary(
+                cx,
+                BinaryKind::Ne,
+                addr,
+                SemaValue::Const(Constexpr::Int(0)),
+                span,
+            )
+        }
+        _ => Err(err(
+            codes::INVALID_CAST,
+            span,
+            format!("cannot cast the pointer `{}` to `{to}`", t.ty),
+        )
+        .with_note("a pointer converts only to `int64` and `int1` (Triton 3.6 asserts otherwise)")),
+    }
 }
 
 fn reduce(cx: &mut LowerCx<'_>, call: &BuiltinCall, which: &str) -> R {
@@ -797,6 +884,26 @@ pub(super) fn broadcast_to(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     )?))
 }
 
+/// `tl.assume(cond)`: a hint that a scalar condition holds. Triton 3.6 emits
+/// `llvm.intr.assume`, which takes one `i1`; a block or a non-bool scalar fails its
+/// verifier. tritonc checks the operand the same way and keeps no op (the hint only
+/// enables optimizations; dropping it changes no result of a kernel whose assumption holds).
+pub(super) fn assume(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
+    let b = call.bind(&["cond"])?;
+    let c = call.required(&b, 0, "cond")?;
+    let t = expect_tensor(cx, &c)?;
+    let ok_dtype = t.ty.dtype().is_some_and(|d| d == DType::I1 || d.is_var());
+    if t.ty.rank() != 0 || !ok_dtype {
+        return Err(err(
+            codes::INVALID_OPERAND,
+            c.1,
+            format!("`tl.assume` takes a scalar bool condition, got `{}`", t.ty),
+        )
+        .with_note("Triton 3.6 lowers it to `llvm.intr.assume`, whose operand is one `i1`"));
+    }
+    Ok(SemaValue::Const(Constexpr::None))
+}
+
 fn hint(cx: &mut LowerCx<'_>, call: &BuiltinCall, set: fn(&mut Hints, Vec<u64>)) -> R {
     let b = call.bind(&["input", "values"])?;
     let t = expect_tensor(cx, &call.required(&b, 0, "input")?)?;
@@ -913,6 +1020,26 @@ pub(super) fn constexpr_(_cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     let b = call.bind(&["value"])?;
     let v = call.required(&b, 0, "value")?;
     Ok(SemaValue::Const(expect_const(&v, "`tl.constexpr(...)`")?))
+}
+
+/// `tl.pointer_type(dtype, address_space=1)`: a pointer dtype (for `x.to(...)`).
+pub(super) fn pointer_type(_cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
+    let b = call.bind(&["element_ty", "address_space"])?;
+    let mut args = vec![expect_const(
+        &call.required(&b, 0, "element_ty")?,
+        "`tl.pointer_type`'s dtype",
+    )?];
+    if let Some(a) = &b[1] {
+        args.push(expect_const(a, "`tl.pointer_type`'s address space")?);
+    }
+    calls::call(
+        &Constexpr::Builtin(call.path.clone()),
+        &args,
+        &[],
+        call.span,
+        call.func_span,
+    )
+    .map(SemaValue::Const)
 }
 
 pub(super) fn host_helper(_cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {

@@ -213,6 +213,7 @@ pub const IMPLEMENTED: &[(&str, BuiltinFn)] = &[
     ("minimum", core::minimum),
     ("expand_dims", core::expand_dims),
     ("broadcast_to", core::broadcast_to),
+    ("assume", core::assume),
     ("multiple_of", core::multiple_of),
     ("max_contiguous", core::max_contiguous),
     ("max_constancy", core::max_constancy),
@@ -221,6 +222,7 @@ pub const IMPLEMENTED: &[(&str, BuiltinFn)] = &[
     ("device_assert", core::device_assert),
     ("cdiv", core::cdiv),
     ("constexpr", core::constexpr_),
+    ("pointer_type", core::pointer_type),
     ("swizzle2d", swizzle::swizzle2d),
 ];
 
@@ -237,6 +239,24 @@ pub fn dispatch(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> Result<SemaValue, D
         let mut rows = FAMILIES.iter().flat_map(|t| t.iter()).chain(IMPLEMENTED);
         if let Some((_, f)) = rows.find(|(n, _)| *n == name) {
             return f(cx, call);
+        }
+        if matches!(
+            name,
+            "make_tensor_descriptor" | "load_tensor_descriptor" | "store_tensor_descriptor"
+        ) {
+            return Err(Diagnostic::error(
+                codes::UNSUPPORTED_TL_OP,
+                format!("tensor descriptors (`tl.{name}`) are not yet supported by tritonc"),
+            )
+            .with_primary(call.func_span, "valid Triton, not lowered yet")
+            .with_note(
+                "the tile IR has no tensor-descriptor type yet, and the back end no TMA \
+                 (`cp.async.bulk.tensor`) lowering for descriptor loads and stores",
+            )
+            .with_help(
+                "load and store through pointer tensors or `tl.make_block_ptr`, or compile \
+                 this kernel with upstream Triton",
+            ));
         }
         if names::TL_NAMES.contains(&name) || call.receiver.is_some() {
             let shown = if call.receiver.is_some() {

@@ -337,8 +337,27 @@ pub fn call(
         }
         "triton.language.pointer_type" => {
             arity(name, args, 1, 2, span)?;
+            let addr_space = match args.get(1) {
+                None => 1,
+                Some(a) => a
+                    .as_int()
+                    .and_then(|a| u32::try_from(a).ok())
+                    .ok_or_else(|| {
+                        const_error(span, "`tl.pointer_type()`'s address space is an int")
+                    })?,
+            };
             match args[0].as_dtype() {
-                Some(d) => Ok(Constexpr::DType(Elem::Ptr(PtrType::global(d)))),
+                Some(d) => Ok(Constexpr::DType(Elem::Ptr(PtrType {
+                    pointee: d,
+                    addr_space,
+                }))),
+                None if matches!(args[0], Constexpr::DType(Elem::Ptr(_))) => {
+                    Err(Diagnostic::error(
+                        codes::UNSUPPORTED_TL_OP,
+                        "pointers to pointers are not yet supported by tritonc",
+                    )
+                    .with_primary(span, "valid Triton, not lowered yet"))
+                }
                 None => Err(const_error(span, "`tl.pointer_type()` expects a dtype")),
             }
         }

@@ -78,9 +78,25 @@ impl LowerCx<'_> {
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(SemaValue::tuple(vals))
             }
-            ExprKind::BinOp { op, lhs, rhs } => {
-                let (a, b) = (self.lower_expr(lhs)?, self.lower_expr(rhs)?);
-                self.binary_op(*op, a, b, span)
+            ExprKind::BinOp { .. } => {
+                // A chain `t0 + t1 + … + tn` nests to the left once per operator; it is
+                // lowered in a loop (operands in Python's order), so its length costs no
+                // stack.
+                let mut spine = Vec::new();
+                let mut leftmost = e;
+                while let ExprKind::BinOp { lhs, .. } = &leftmost.kind {
+                    spine.push(leftmost);
+                    leftmost = lhs;
+                }
+                let mut acc = self.lower_expr(leftmost)?;
+                for link in spine.into_iter().rev() {
+                    let ExprKind::BinOp { op, rhs, .. } = &link.kind else {
+                        unreachable!("the spine holds binary operations only")
+                    };
+                    let b = self.lower_expr(rhs)?;
+                    acc = self.binary_op(*op, acc, b, link.span)?;
+                }
+                Ok(acc)
             }
             ExprKind::UnaryOp { op, operand } => {
                 let v = self.lower_expr(operand)?;
