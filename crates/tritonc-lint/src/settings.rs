@@ -11,7 +11,7 @@
 //! per-file-ignores = { "tests/*" = ["TRI101"] }
 //!
 //! [tool.tritonc.lint.int32-offset-overflow]
-//! max-tensor-elements = 4294967296
+//! max-tensor-elements = 4294967296   # default: unset (see TRI203)
 //!
 //! [tool.tritonc.kernels.softmax_kernel]
 //! signature = "*fp16, *fp16, i32, i32, 1024"
@@ -21,9 +21,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-
-/// The default of `max-tensor-elements`: 2^32 elements (logits of 32k tokens × 128k vocab).
-pub const DEFAULT_MAX_TENSOR_ELEMENTS: u64 = 1 << 32;
 
 /// Resolved lint settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,8 +36,10 @@ pub struct Settings {
     pub overrides: Selection,
     /// Glob pattern → code prefixes ignored in matching files.
     pub per_file_ignores: Vec<(String, Vec<String>)>,
-    /// TRI203: the largest tensor, in elements, kernels are launched on.
-    pub max_tensor_elements: u64,
+    /// TRI203: the largest tensor, in elements, kernels are launched on, when the
+    /// configuration says it; unset, each kernel's own code says whether its offsets can
+    /// pass int32 (see the rule).
+    pub max_tensor_elements: Option<u64>,
     /// Kernel name → launch signature.
     pub kernel_signatures: BTreeMap<String, String>,
     /// Kernel name → warps per program to compile it with (`tritonc compile`).
@@ -57,7 +56,7 @@ impl Default for Settings {
             ignore: Vec::new(),
             overrides: Selection::default(),
             per_file_ignores: Vec::new(),
-            max_tensor_elements: DEFAULT_MAX_TENSOR_ELEMENTS,
+            max_tensor_elements: None,
             kernel_signatures: BTreeMap::new(),
             kernel_num_warps: BTreeMap::new(),
             root: None,
@@ -271,7 +270,7 @@ impl Settings {
             .int32_offset_overflow
             .and_then(|o| o.max_tensor_elements)
         {
-            s.max_tensor_elements = m;
+            s.max_tensor_elements = Some(m);
         }
         for (name, k) in parsed.kernels.unwrap_or_default() {
             if let Some(n) = k.num_warps {
@@ -402,7 +401,7 @@ num_warps = 8
         assert!(!s.enabled("TRI101", Path::new("/p/tests/a.py")));
         assert!(!s.enabled("TRI203", Path::new("/p/src/a.py")));
         assert!(!s.enabled("TRI304", Path::new("/p/src/a.py")));
-        assert_eq!(s.max_tensor_elements, 1000);
+        assert_eq!(s.max_tensor_elements, Some(1000));
         assert_eq!(s.kernel_signatures["k"], "*fp16, 64");
         assert_eq!(s.kernel_num_warps["k"], 8);
     }

@@ -99,22 +99,81 @@ def k(x_ptr, n_cols, BLOCK: tl.constexpr):
 
 // ---- TRI203 ----
 
+/// TRI203 with the limit a project sets when its tensors can pass 2^31 elements.
 fn tri203_only() -> Settings {
-    only("TRI203")
+    Settings {
+        max_tensor_elements: Some(1 << 32),
+        ..only("TRI203")
+    }
 }
 
-#[test]
-fn tri203_row_times_stride_is_found() {
-    let body = r#"@triton.jit
+const ROWS_TIMES_STRIDE: &str = r#"@triton.jit
 def softmax(x_ptr, out_ptr, stride, n, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + row * stride + cols, mask=cols < n, other=0.0)
     tl.store(out_ptr + row * stride + cols, x, mask=cols < n)
 "#;
+
+#[test]
+fn tri203_by_default_only_kernels_that_compute_offsets_in_int64_are_checked() {
+    // Nothing in the kernel or the configuration says its tensors pass int32: quiet.
+    assert_eq!(lint(ROWS_TIMES_STRIDE, &only("TRI203")), vec![]);
+    // The kernel widens one offset to int64 and misses the other: that one is found.
+    let half_widened = ROWS_TIMES_STRIDE.replace(
+        "tl.store(out_ptr + row * stride + cols",
+        "tl.store(out_ptr + row.to(tl.int64) * stride + cols",
+    );
+    let (codes, findings) = lint_findings(&half_widened, &only("TRI203"));
+    assert_eq!(codes, vec![("TRI203".to_string(), 5)]);
+    assert!(findings[0].diagnostic.notes.iter().any(|n| n.contains("int64")));
+    // An int64 parameter on the way to an offset says the same.
+    let wide_param = ROWS_TIMES_STRIDE
+        .replace("stride, n, BLOCK", "stride, n, base: tl.int64, BLOCK")
+        .replace("tl.store(out_ptr + row", "tl.store(out_ptr + base + row");
+    assert_eq!(
+        lint(&wide_param, &only("TRI203")),
+        vec![("TRI203".to_string(), 5)]
+    );
+    // A configured limit at or below 2^31 - 1 silences even that.
+    let small = Settings {
+        max_tensor_elements: Some(i32::MAX as u64),
+        ..only("TRI203")
+    };
+    assert_eq!(lint(&half_widened, &small), vec![]);
+}
+
+#[test]
+fn tri203_one_index_scaled_by_several_strides_is_one_finding() {
+    let body = r#"@triton.jit
+def attn(q_ptr, o_ptr, stride_qm, stride_om, n, BLOCK: tl.constexpr):
+    offs_m = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    d = tl.arange(0, 64)
+    q = tl.load(q_ptr + offs_m[:, None] * stride_qm + d[None, :], mask=(offs_m < n)[:, None], other=0.0)
+    tl.store(o_ptr + offs_m[:, None] * stride_om + d[None, :], q, mask=(offs_m < n)[:, None])
+    tl.store(o_ptr + offs_m[:, None] * stride_om + d[None, :], q, mask=(offs_m < n)[:, None])
+"#;
     assert_eq!(
         lint(body, &tri203_only()),
+        vec![("TRI203".to_string(), 5)]
+    );
+    // A second index is a second defect.
+    let two = body.replace(
+        "tl.store(o_ptr + offs_m[:, None] * stride_om + d[None, :], q, mask=(offs_m < n)[:, None])\n    tl.store",
+        "tl.store(o_ptr + tl.program_id(1) * stride_om + d[None, :], q)\n    tl.store",
+    );
+    assert_eq!(
+        lint(&two, &tri203_only()),
         vec![("TRI203".to_string(), 5), ("TRI203".to_string(), 6)]
+    );
+}
+
+#[test]
+fn tri203_row_times_stride_is_found() {
+    // The same product written twice is one finding.
+    assert_eq!(
+        lint(ROWS_TIMES_STRIDE, &tri203_only()),
+        vec![("TRI203".to_string(), 5)]
     );
 }
 
@@ -164,7 +223,7 @@ def tile(x_ptr, out_ptr, M, N, stride_xm, stride_xn, BM: tl.constexpr, BN: tl.co
 fn tri203_kernels_with_tl_assume_are_analysed_and_lower_bounds_silence_nothing() {
     let settings = Settings {
         select: vec!["TRI203".into(), "TRI001".into()],
-        ..Settings::default()
+        ..tri203_only()
     };
     // Analysed (no TRI001), the row product found despite `stride_xm > 0`, the innermost
     // stride quiet.

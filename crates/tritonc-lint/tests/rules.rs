@@ -53,7 +53,11 @@ fn tri102_tri103_masked_lanes() {
 
 #[test]
 fn tri2xx_tri3xx() {
-    let mut settings = Settings::default();
+    // A project whose tensors can pass 2^31 elements: TRI203 checks every kernel.
+    let mut settings = Settings {
+        max_tensor_elements: Some(1 << 32),
+        ..Settings::default()
+    };
     // The configured signature makes the pointer dtypes known, so TRI204 can judge them.
     settings
         .kernel_signatures

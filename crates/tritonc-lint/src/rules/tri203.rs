@@ -22,16 +22,26 @@ pub const DOC: CodeDoc = CodeDoc {
     explanation: "\
 ## What it does
 Reports pointer offsets built from a product of `tl.program_id` (int32) and a stride or
-block size that is int32, with no cast to int64 on the way.
+block size that is int32, with no cast to int64 on the way, in kernels whose offsets can
+pass 2^31 - 1.
 
-The setting `max-tensor-elements` (in `[tool.tritonc.lint.int32-offset-overflow]`) is the
-largest tensor, in elements, the project launches kernels on. The default is 2^32
-(4,294,967,296: e.g. the logits of 32k tokens over a 128k vocabulary); at or below
-2^31 - 1 an int32 offset cannot wrap and the rule is quiet. It is also quiet where the
-stride is an int64 parameter (an annotation or configured signature), is listed in
-`do_not_specialize` (the author chose its handling), or is bounded by `tl.static_assert`,
-or from above by `tl.assume` or `tl.device_assert` (`tl.assume(stride < 65536)`; a lower
-bound such as `tl.assume(stride > 0)` bounds no product).
+Which kernels those are is said by the kernel or by the configuration:
+
+- By default (no `max-tensor-elements` configured), a kernel is checked when its own code
+  says it works on tensors past int32: some pointer offset of it is computed in int64 (a
+  program id or offset widened with `.to(tl.int64)`, or a size or stride parameter
+  annotated `tl.int64` or given as `i64` in the configured signature). An int32 product
+  next to those is an offset the widening missed. A kernel whose offsets are all int32
+  (most kernels, written for tensors below 2^31 elements) is not reported.
+- The setting `max-tensor-elements` (in `[tool.tritonc.lint.int32-offset-overflow]`) is
+  the largest tensor, in elements, the project launches kernels on. Set above 2^31 - 1
+  (e.g. 4294967296: the logits of 32k tokens over a 128k vocabulary), every kernel is
+  checked; at or below 2^31 - 1 an int32 offset cannot wrap and the rule is quiet.
+
+It is quiet where the stride is an int64 parameter, is listed in `do_not_specialize` (the
+author chose its handling), or is bounded by `tl.static_assert`, or from above by
+`tl.assume` or `tl.device_assert` (`tl.assume(stride < 65536)`; a lower bound such as
+`tl.assume(stride > 0)` bounds no product).
 
 An innermost stride is presumed to be 1 when nothing says otherwise: a product like
 `offs_n[None, :] * stride_xn`, a parameter named as a stride times offsets that vary
@@ -73,10 +83,15 @@ impl Rule for Int32OffsetOverflow {
 
     fn check(&self, cx: &KernelContext<'_>, out: &mut Vec<Finding>) {
         let Some(ir) = cx.ir else { return };
-        if cx.settings.max_tensor_elements <= i32::MAX as u64 {
-            return;
-        }
         let f = &ir.func;
+        let widened = match cx.settings.max_tensor_elements {
+            Some(m) if m <= i32::MAX as u64 => return,
+            Some(_) => None,
+            None => match wide_offset(cx, f) {
+                Some(span) => Some(span),
+                None => return,
+            },
+        };
         let quiet = bounded_names(cx);
         let mut reported = BTreeSet::new();
         for op in f.walk() {
@@ -92,7 +107,26 @@ impl Rule for Int32OffsetOverflow {
             if mask_bounds_offset(f, op, offset) || innermost_stride(cx, ir, mul) {
                 continue;
             }
-            if !reported.insert(mul) {
+            // One int32 index scaled by several strides (`offs_m[:, None] * stride_qm`,
+            // `offs_m[:, None] * stride_om`, and the same product written again) is one
+            // defect with one fix, widening the index: reported once, where it is first
+            // multiplied. The key is the program-id side of the product.
+            let operands: Vec<Value> = f
+                .op(mul)
+                .operands()
+                .iter()
+                .map(|&v| crate::analysis::strip_shape(f, v))
+                .collect();
+            let mut key: Vec<Value> = operands
+                .iter()
+                .copied()
+                .filter(|&v| ir.overflow.get(v).from_pid)
+                .collect();
+            if key.len() != 1 {
+                key = operands;
+                key.sort();
+            }
+            if !reported.insert(key) {
                 continue;
             }
             let Some(span) = ir.op_span(mul) else {
@@ -116,15 +150,70 @@ impl Rule for Int32OffsetOverflow {
                     d = d.with_secondary(s, "used as a pointer offset here");
                 }
             }
+            let note = match (cx.settings.max_tensor_elements, widened) {
+                (Some(m), _) => format!(
+                    "with tensors of up to {m} elements (`max-tensor-elements`) the product can pass 2^31 - 1 and wrap"
+                ),
+                (None, Some(w)) => {
+                    if w != span && w.file == span.file {
+                        d = d.with_secondary(w, "this offset is computed in int64");
+                    }
+                    "the kernel computes other pointer offsets in int64, so its tensors can pass 2^31 elements: this product can wrap".to_string()
+                }
+                (None, None) => unreachable!("checked above"),
+            };
             d = d
-                .with_note(format!(
-                    "with tensors of up to {} elements (`max-tensor-elements`) the product can pass 2^31 - 1 and wrap",
-                    cx.settings.max_tensor_elements
-                ))
+                .with_note(note)
                 .with_help("cast to int64 before multiplying: `tl.program_id(0).to(tl.int64) * stride`");
             out.push(Finding::new(d));
         }
     }
+}
+
+/// Where the kernel computes a pointer offset in int64, if it does: an integer widened to
+/// int64 (`tl.program_id(0).to(tl.int64)`, `offs.to(tl.int64)`) or an int64 scalar
+/// parameter (an annotation or the configured signature; lint's placeholders are int32)
+/// on the way to a `tt.addptr` offset. The span is the widening (or the offset's use).
+fn wide_offset(cx: &KernelContext<'_>, f: &Function) -> Option<tritonc_diagnostics::Span> {
+    let ir = cx.ir?;
+    for op in f.walk() {
+        if !matches!(f.kind(op), OpKind::AddPtr) {
+            continue;
+        }
+        let Some(&offset) = f.op(op).operands().get(1) else {
+            continue;
+        };
+        if f.value_type(offset).dtype() != Some(DType::I64) {
+            continue;
+        }
+        let mut stack = vec![offset];
+        let mut seen = BTreeSet::new();
+        while let Some(v) = stack.pop() {
+            if !seen.insert(v) || seen.len() > 256 {
+                continue;
+            }
+            if f.value_type(v).dtype() != Some(DType::I64) {
+                continue;
+            }
+            if f.args().contains(&v) {
+                return ir.op_span(op);
+            }
+            let Some(def) = crate::analysis::def_op(f, v) else {
+                continue;
+            };
+            if matches!(f.kind(def), OpKind::Cast { .. })
+                && f.op(def).operands().first().is_some_and(|&x| {
+                    f.value_type(x)
+                        .dtype()
+                        .is_some_and(|d| d.is_int() && d != DType::I64)
+                })
+            {
+                return ir.op_span(def).or_else(|| ir.op_span(op));
+            }
+            stack.extend(f.op(def).operands().iter().copied());
+        }
+    }
+    None
 }
 
 /// Whether every access through the pointer `addptr` makes is masked by `offset < n` with
