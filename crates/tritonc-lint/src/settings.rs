@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 /// Resolved lint settings.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
     /// Code prefixes to enable (empty: all).
     pub select: Vec<String>,
@@ -46,22 +46,6 @@ pub struct Settings {
     pub kernel_num_warps: BTreeMap<String, u32>,
     /// The directory the configuration was found in (per-file-ignores are relative to it).
     pub root: Option<PathBuf>,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            select: Vec::new(),
-            extend_select: Vec::new(),
-            ignore: Vec::new(),
-            overrides: Selection::default(),
-            per_file_ignores: Vec::new(),
-            max_tensor_elements: None,
-            kernel_signatures: BTreeMap::new(),
-            kernel_num_warps: BTreeMap::new(),
-            root: None,
-        }
-    }
 }
 
 /// One layer of rule selection (the configuration's, or the command line's), resolved as
