@@ -139,7 +139,27 @@ impl Bundle {
                 ));
             }
         }
+        if let (Some(recorded), Some(needed)) =
+            (m.min_driver_version, crate::min_driver_for_ptx(&self.ptx))
+        {
+            if recorded < needed {
+                return Err(format!(
+                    "min_driver_version {recorded} is older than the {needed} the PTX's \
+                     `.version` needs"
+                ));
+            }
+        }
         ptx::check_entry_abi(&self.ptx, m)
+    }
+
+    /// The oldest CUDA driver (as `cuDriverGetVersion` reports it) that can load the
+    /// PTX: the metadata's `min_driver_version`, else what the PTX's `.version` needs;
+    /// `None` for AMD bundles and PTX versions [`crate::min_driver_for_ptx_isa`] does
+    /// not know.
+    pub fn min_driver_version(&self) -> Option<u32> {
+        self.meta
+            .min_driver_version
+            .or_else(|| crate::min_driver_for_ptx(&self.ptx))
     }
 
     /// An AMD bundle carries an AMDGPU code object for its processor and no PTX.
@@ -207,34 +227,7 @@ impl Bundle {
             path: meta_path.clone(),
             source,
         })?;
-        // The version is read first, so a future format is reported as such rather than
-        // as whatever field it renamed.
-        let raw: serde_json::Value =
-            serde_json::from_str(&text).map_err(|source| BundleError::Json {
-                path: meta_path.clone(),
-                source,
-            })?;
-        let found = raw.get("format_version").and_then(|v| v.as_u64());
-        match found {
-            Some(v) if v == FORMAT_VERSION as u64 || v == AMD_FORMAT_VERSION as u64 => {}
-            Some(v) => {
-                return Err(BundleError::UnsupportedVersion {
-                    path: meta_path,
-                    found: u32::try_from(v).unwrap_or(u32::MAX),
-                    supported: AMD_FORMAT_VERSION,
-                })
-            }
-            None => {
-                return Err(BundleError::Inconsistent {
-                    path: meta_path,
-                    reason: "no numeric `format_version`".into(),
-                })
-            }
-        }
-        let meta: BundleMeta = serde_json::from_value(raw).map_err(|source| BundleError::Json {
-            path: meta_path.clone(),
-            source,
-        })?;
+        let meta = parse_meta(&text, meta_path)?;
         if parse_gfx(&meta.target).is_some() {
             let path = dir.join(HSACO_FILE);
             let code = fs::read(&path).map_err(|source| BundleError::Io { path, source })?;
@@ -257,6 +250,40 @@ impl Bundle {
             }
         };
         Bundle::checked(dir, meta, ptx, cubin)
+    }
+
+    /// A bundle from the contents of its files, validated as [`Bundle::read_dir`]
+    /// validates one: for a bundle built into a program with `include_bytes!`.
+    /// `ptx` is `kernel.ptx` (empty for an AMD bundle), `binary` is `kernel.cubin` when
+    /// the bundle has one (an AMD bundle's `kernel.hsaco`). Errors name the files as
+    /// `(embedded)/bundle.json` and so on.
+    ///
+    /// ```
+    /// # fn f() -> Result<(), tritonc_bundle::BundleError> {
+    /// # let (meta, ptx, cubin): (&[u8], &[u8], &[u8]) = (b"{}", b"", b"");
+    /// // let meta = include_bytes!("../bundles/add_kernel-0123456789abcdef.tcb/bundle.json");
+    /// // … kernel.ptx, kernel.cubin the same way
+    /// let bundle = tritonc_bundle::Bundle::from_bytes(meta, ptx, Some(cubin));
+    /// assert!(bundle.is_err()); // `{}` is no bundle metadata
+    /// # Ok(()) }
+    /// ```
+    pub fn from_bytes(
+        meta_json: &[u8],
+        ptx: &[u8],
+        binary: Option<&[u8]>,
+    ) -> Result<Bundle, BundleError> {
+        let dir = Path::new("(embedded)");
+        let meta_path = dir.join(META_FILE);
+        let text = std::str::from_utf8(meta_json).map_err(|e| BundleError::Io {
+            path: meta_path.clone(),
+            source: io::Error::new(io::ErrorKind::InvalidData, e),
+        })?;
+        let meta = parse_meta(text, meta_path)?;
+        let ptx = String::from_utf8(ptx.to_vec()).map_err(|e| BundleError::Io {
+            path: dir.join(PTX_FILE),
+            source: io::Error::new(io::ErrorKind::InvalidData, e),
+        })?;
+        Bundle::checked(dir, meta, ptx, binary.map(<[u8]>::to_vec))
     }
 
     /// A bundle read from `dir`, validated.
@@ -283,6 +310,36 @@ impl Bundle {
             self.meta.key.kernel, self.meta.key_hash
         )
     }
+}
+
+/// Parses `bundle.json` (read from `meta_path`), its version first, so that a future
+/// format is reported as such rather than as whatever field it renamed.
+fn parse_meta(text: &str, meta_path: PathBuf) -> Result<BundleMeta, BundleError> {
+    let raw: serde_json::Value = serde_json::from_str(text).map_err(|source| BundleError::Json {
+        path: meta_path.clone(),
+        source,
+    })?;
+    let found = raw.get("format_version").and_then(|v| v.as_u64());
+    match found {
+        Some(v) if v == FORMAT_VERSION as u64 || v == AMD_FORMAT_VERSION as u64 => {}
+        Some(v) => {
+            return Err(BundleError::UnsupportedVersion {
+                path: meta_path,
+                found: u32::try_from(v).unwrap_or(u32::MAX),
+                supported: AMD_FORMAT_VERSION,
+            })
+        }
+        None => {
+            return Err(BundleError::Inconsistent {
+                path: meta_path,
+                reason: "no numeric `format_version`".into(),
+            })
+        }
+    }
+    serde_json::from_value(raw).map_err(|source| BundleError::Json {
+        path: meta_path,
+        source,
+    })
 }
 
 /// The `.target` of a PTX module (`sm_90`), if it declares one.

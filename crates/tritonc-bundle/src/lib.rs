@@ -31,6 +31,7 @@
 
 mod amdgpu;
 mod bundle;
+mod driver;
 pub mod meta;
 pub mod ptx;
 
@@ -38,6 +39,7 @@ pub use bundle::{
     list_bundle_dirs, ptx_target, Bundle, BundleError, BUNDLE_EXTENSION, CUBIN_FILE, HSACO_FILE,
     META_FILE, PTX_FILE,
 };
+pub use driver::{driver_version_name, min_driver_for_ptx, min_driver_for_ptx_isa, ptx_isa_version};
 pub use meta::{
     abi_in_declaration_order, format_version_for, parse_gfx, parse_sm, AbiFromSpecError,
     BundleMeta, ConstValue, HiddenParam, HiddenParamKind, ParamAbi, ParamRole, PtxParamKind,

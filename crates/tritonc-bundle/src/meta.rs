@@ -59,6 +59,12 @@ pub struct BundleMeta {
     /// What `ptxas -v` reported, when the bundle carries a cubin.
     #[serde(default)]
     pub ptxas: Option<PtxasReport>,
+    /// The oldest CUDA driver that can load the PTX, as `cuDriverGetVersion` reports it
+    /// (`1000 × major + 10 × minor`: 12000 is CUDA 12.0), decided by the PTX's `.version`
+    /// ([`crate::min_driver_for_ptx`]). Absent in bundles written before it was recorded
+    /// and in AMD bundles; a loader then reads it from the PTX.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_driver_version: Option<u32>,
 }
 
 impl BundleMeta {

@@ -94,6 +94,7 @@ fn vector_add_bundle() -> Bundle {
             ptxas: Some(PtxasReport::parse(
                 "ptxas info    : Used 10 registers, used 0 barriers, 384 bytes cmem[0]\n",
             )),
+            min_driver_version: Some(12000),
         },
         ptx: VECTOR_ADD_PTX.to_string(),
         cubin: Some(vec![0x7f, b'E', b'L', b'F', 0, 1, 2, 255]),
@@ -527,4 +528,43 @@ fn amd_bundle_parameter_indices_must_run_without_gaps() {
     }
     let err = twice.validate().unwrap_err();
     assert!(err.contains("without gaps"), "{err}");
+}
+
+#[test]
+fn a_bundle_from_bytes_is_the_bundle_read_from_its_directory() {
+    let b = vector_add_bundle();
+    let dir = temp_dir("from-bytes").join(b.dir_name());
+    b.write_dir(&dir).unwrap();
+    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
+    let meta = read(tritonc_bundle::META_FILE);
+    let ptx = read(tritonc_bundle::PTX_FILE);
+    let cubin = read(tritonc_bundle::CUBIN_FILE);
+    let embedded = Bundle::from_bytes(&meta, &ptx, Some(&cubin)).unwrap();
+    assert_eq!(embedded, Bundle::read_dir(&dir).unwrap());
+    // Validated as a directory is: PTX whose entry does not match the metadata is refused.
+    let other = VECTOR_ADD_PTX.replace(".entry vector_add", ".entry other");
+    let err = Bundle::from_bytes(&meta, other.as_bytes(), None).unwrap_err();
+    assert!(matches!(err, BundleError::Inconsistent { .. }), "{err}");
+    assert!(err.to_string().starts_with("(embedded): inconsistent bundle"), "{err}");
+    let err = Bundle::from_bytes(b"{\"format_version\": 9}", &ptx, None).unwrap_err();
+    assert!(err.to_string().contains("written by a newer tritonc"), "{err}");
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn the_minimum_driver_is_recorded_and_may_not_understate_the_ptx() {
+    let mut b = vector_add_bundle();
+    // `.version 8.0`: CUDA 12.0.
+    assert_eq!(b.min_driver_version(), Some(12000));
+    let v = serde_json::to_value(&b.meta).unwrap();
+    assert_eq!(v["min_driver_version"], 12000);
+    // Older bundles without the field: read from the PTX.
+    b.meta.min_driver_version = None;
+    assert_eq!(b.min_driver_version(), Some(12000));
+    let v = serde_json::to_value(&b.meta).unwrap();
+    assert!(v.get("min_driver_version").is_none());
+    b.validate().unwrap();
+    b.meta.min_driver_version = Some(11080);
+    let err = b.validate().unwrap_err();
+    assert!(err.contains("older than the 12000 the PTX's `.version` needs"), "{err}");
 }

@@ -80,6 +80,7 @@ fn vector_add_meta() -> BundleMeta {
         hidden_params: vec![],
         reduction_layouts: None,
         ptxas: None,
+        min_driver_version: None,
     }
 }
 

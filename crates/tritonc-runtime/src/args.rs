@@ -82,6 +82,42 @@ pub(crate) fn dtype_name(d: DType) -> &'static str {
     d.signature_name().unwrap_or("?")
 }
 
+/// A stream of the caller's to launch on: a `CUstream` (or `cudaStream_t`, the same
+/// handle) on CUDA, a `hipStream_t` on HIP. [`Stream::DEFAULT`] is the default (legacy)
+/// stream.
+///
+/// The runtime never creates or destroys streams: the handle belongs to the caller, who
+/// keeps it alive while launches are enqueued on it, in the context the kernel was loaded
+/// in (a device's primary context, which the CUDA runtime and PyTorch use too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct Stream(*mut std::ffi::c_void);
+
+impl Stream {
+    /// The default stream (a null handle).
+    pub const DEFAULT: Stream = Stream(std::ptr::null_mut());
+
+    /// A stream from its raw handle.
+    ///
+    /// # Safety
+    ///
+    /// `handle` is null or a live stream of the context the kernels launched on it were
+    /// loaded in, and stays alive until those launches have been enqueued.
+    pub unsafe fn from_raw(handle: *mut std::ffi::c_void) -> Stream {
+        Stream(handle)
+    }
+
+    /// The raw handle.
+    pub fn as_raw(self) -> *mut std::ffi::c_void {
+        self.0
+    }
+}
+
+// SAFETY: a stream handle is an opaque token the driver accepts from any thread.
+unsafe impl Send for Stream {}
+// SAFETY: as above.
+unsafe impl Sync for Stream {}
+
 /// Launch grid: programs along x, y and z.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Grid {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use tritonc_bundle::{parse_gfx, parse_sm, Bundle};
 
-use crate::args::Grid;
+use crate::args::{Grid, Stream};
 use crate::error::RuntimeError;
 use crate::select::CodeChoice;
 
@@ -134,13 +134,14 @@ pub(crate) struct LoadedFunction {
 pub(crate) trait FunctionApi: Send + Sync + fmt::Debug {
     /// Makes the function's device current on the calling thread.
     fn bind(&self) -> Result<(), RuntimeError>;
-    /// Enqueues one launch on the default stream; the caller made the device current.
-    /// `params` holds one pointer per kernel parameter to its value.
+    /// Enqueues one launch on `stream`; the caller made the device current. `params`
+    /// holds one pointer per kernel parameter to its value.
     fn launch_bound(
         &self,
         grid: Grid,
         block_threads: u32,
         dynamic_shared_bytes: u32,
+        stream: Stream,
         params: &mut [*mut c_void],
     ) -> Result<(), RuntimeError>;
     /// Waits for the device; the caller made it current.

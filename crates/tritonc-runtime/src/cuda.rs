@@ -9,10 +9,10 @@ use cudarc::driver::result::DriverError;
 use cudarc::driver::sys;
 use tritonc_bundle::{Bundle, BundleMeta};
 
-use crate::args::Grid;
+use crate::args::{Grid, Stream};
 use crate::backend::{Backend, DeviceApi, DeviceInfo, EventSeries, FunctionApi, LoadedFunction};
 use crate::error::RuntimeError;
-use crate::select::{code_for_device, CodeChoice};
+use crate::select::{check_ptx_driver, code_for_device, CodeChoice};
 
 /// Every driver entry point the runtime calls; checked once at [`open`] so an old
 /// driver gives [`RuntimeError::DriverTooOld`] instead of a panic mid-launch.
@@ -321,12 +321,18 @@ impl DeviceApi for CudaDevice {
                 // A cubin the driver cannot use (built by a newer ptxas, say): fall back
                 // to the PTX, and keep the reason for `Kernel::cubin_error`.
                 Err(e) => {
+                    check_ptx_driver(bundle, info.driver_version).map_err(|reason| {
+                        incompatible(format!("its cubin did not load ({e}), and {reason}"))
+                    })?;
                     cubin_error = Some(e.to_string());
                     code = CodeChoice::Ptx;
                     load_ptx(meta, &bundle.ptx)?
                 }
             },
-            _ => load_ptx(meta, &bundle.ptx)?,
+            _ => {
+                check_ptx_driver(bundle, info.driver_version).map_err(incompatible)?;
+                load_ptx(meta, &bundle.ptx)?
+            }
         };
         let mut function = CudaFunction {
             ctx: Arc::clone(&self.ctx),
@@ -479,6 +485,7 @@ impl FunctionApi for CudaFunction {
         grid: Grid,
         block_threads: u32,
         dynamic_shared_bytes: u32,
+        stream: Stream,
         params: &mut [*mut c_void],
     ) -> Result<(), RuntimeError> {
         // SAFETY: `func` is live; `params` holds one pointer per `.entry` parameter into
@@ -493,7 +500,7 @@ impl FunctionApi for CudaFunction {
                 1,
                 1,
                 dynamic_shared_bytes,
-                std::ptr::null_mut(),
+                stream.as_raw().cast(),
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             )

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use hip_sys::hiprt as sys;
 use tritonc_bundle::Bundle;
 
-use crate::args::Grid;
+use crate::args::{Grid, Stream};
 use crate::backend::{Backend, DeviceApi, DeviceInfo, EventSeries, FunctionApi, LoadedFunction};
 use crate::error::RuntimeError;
 use crate::select::amd_code_for_device;
@@ -345,6 +345,7 @@ impl FunctionApi for HipFunction {
         grid: Grid,
         block_threads: u32,
         dynamic_shared_bytes: u32,
+        stream: Stream,
         params: &mut [*mut c_void],
     ) -> Result<(), RuntimeError> {
         // SAFETY: `func` is live; `params` holds one pointer per kernel argument into
@@ -360,7 +361,7 @@ impl FunctionApi for HipFunction {
                 1,
                 1,
                 dynamic_shared_bytes,
-                std::ptr::null_mut(),
+                stream.as_raw().cast(),
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             )

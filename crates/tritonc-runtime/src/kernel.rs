@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use tritonc_bundle::{Bundle, BundleMeta, HiddenParamKind};
 
-use crate::args::{Arg, Grid};
+use crate::args::{Arg, Grid, Stream};
 use crate::backend::FunctionApi;
 use crate::check::{check_and_marshal, ParamBuffer};
 use crate::device::{Device, DeviceBuffer};
@@ -116,9 +116,18 @@ impl Kernel {
         })
     }
 
-    /// Checks, marshals and launches (asynchronously: synchronize or copy back to wait).
+    /// Checks, marshals and launches on the default stream (asynchronously:
+    /// synchronize or copy back to wait).
     pub fn launch(&self, grid: Grid, args: &[Arg]) -> Result<(), RuntimeError> {
         self.prepare(grid, args)?.launch()
+    }
+
+    /// Checks, marshals and launches on the caller's `stream`, asynchronously. Pointer
+    /// arguments may be any device memory of the kernel's context
+    /// ([`DevicePtr`](crate::DevicePtr) says where and what it is); nothing is
+    /// allocated, copied or synchronized.
+    pub fn launch_on(&self, stream: Stream, grid: Grid, args: &[Arg]) -> Result<(), RuntimeError> {
+        self.prepare(grid, args)?.launch_on(stream)
     }
 }
 
@@ -136,12 +145,21 @@ pub struct PreparedLaunch<'k> {
 impl PreparedLaunch<'_> {
     /// Enqueues the kernel on the default stream.
     pub fn launch(&mut self) -> Result<(), RuntimeError> {
-        self.kernel.function.bind()?;
-        self.launch_bound()
+        self.launch_on(Stream::DEFAULT)
     }
 
-    /// Enqueues without making the device current (the caller did).
+    /// Enqueues the kernel on `stream`.
+    pub fn launch_on(&mut self, stream: Stream) -> Result<(), RuntimeError> {
+        self.kernel.function.bind()?;
+        self.launch_bound_on(stream)
+    }
+
+    /// Enqueues on the default stream without making the device current (the caller did).
     fn launch_bound(&mut self) -> Result<(), RuntimeError> {
+        self.launch_bound_on(Stream::DEFAULT)
+    }
+
+    fn launch_bound_on(&mut self, stream: Stream) -> Result<(), RuntimeError> {
         let k = self.kernel;
         // `kernel_params` holds one pointer per kernel parameter into `_params`, which
         // this struct owns and never resizes.
@@ -149,6 +167,7 @@ impl PreparedLaunch<'_> {
             self.grid,
             k.block_threads(),
             k.meta.dynamic_shared_bytes,
+            stream,
             &mut self.kernel_params,
         )
     }

@@ -55,14 +55,15 @@ mod hip;
 mod kernel;
 mod select;
 
-pub use args::{Arg, DevicePtr, Grid};
+pub use args::{Arg, DevicePtr, Grid, Stream};
 pub use backend::{default_backend, set_default_backend, Backend};
 pub use check::{check_and_marshal, specialization_score, ParamBuffer, Violation};
 pub use device::{Device, DeviceBuffer, HostElement};
 pub use error::{exit, LaunchRefusal, NoMatchingVariant, RuntimeError};
 pub use kernel::{Kernel, LaunchTimings, PreparedLaunch};
 pub use select::{
-    amd_code_for_device, code_for_device, select_variant, select_variant_on, CodeChoice,
+    amd_code_for_device, check_ptx_driver, code_for_device, select_variant, select_variant_on,
+    CodeChoice,
 };
 pub use tritonc_bundle::{Bundle, BundleMeta, ConstValue};
 pub use tritonc_ir::DType;

@@ -53,6 +53,26 @@ pub fn code_for_device(
     ))
 }
 
+/// Whether a driver that reports `driver_version` (`cuDriverGetVersion`: 12080 for
+/// CUDA 12.8) can compile the bundle's PTX: the bundle's
+/// [`min_driver_version`](Bundle::min_driver_version), recorded in its metadata or read
+/// from the PTX's `.version`, must not be newer. The error says what is needed.
+pub fn check_ptx_driver(bundle: &Bundle, driver_version: u32) -> Result<(), String> {
+    match bundle.min_driver_version() {
+        Some(needed) if driver_version < needed => Err(format!(
+            "its PTX{} needs a CUDA {} driver or newer to be compiled at load, but this \
+             driver supports CUDA {}; update the NVIDIA driver, or compile with a ptxas \
+             this driver accepts cubins from",
+            tritonc_bundle::ptx_isa_version(&bundle.ptx)
+                .map(|(a, b)| format!(" (ISA {a}.{b})"))
+                .unwrap_or_default(),
+            tritonc_bundle::driver_version_name(needed),
+            tritonc_bundle::driver_version_name(driver_version),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Decides whether a bundle for `meta.target` runs on an AMD GPU whose architecture
 /// HIP names `device_arch` (`gfx90a:sramecc+:xnack-`): an AMD code object runs only on
 /// the processor it was built for, so the processors must be equal.

@@ -77,6 +77,7 @@ fn add_meta(target: &str) -> BundleMeta {
         hidden_params: vec![],
         reduction_layouts: None,
         ptxas: None,
+        min_driver_version: None,
     }
 }
 

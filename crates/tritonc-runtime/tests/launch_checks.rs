@@ -93,6 +93,7 @@ fn meta(kernel: &str, params: &[(&str, P)]) -> BundleMeta {
         hidden_params: vec![],
         reduction_layouts: None,
         ptxas: None,
+        min_driver_version: None,
     }
 }
 
@@ -475,4 +476,38 @@ fn without_a_driver_opening_a_device_is_an_error_value() {
     assert_eq!(err.exit_code(), 3);
     assert!(err.to_string().starts_with("no NVIDIA driver"), "{err}");
     assert!(err.to_string().contains("libcuda.so"), "{err}");
+}
+
+#[test]
+fn a_driver_older_than_the_ptx_needs_is_refused_with_what_it_needs() {
+    let mut bundle = Bundle {
+        meta: add_meta(16, Some(16)),
+        ptx: "//\n.version 8.7\n.target sm_90\n.address_size 64\n".into(),
+        cubin: None,
+    };
+    // Read from the PTX's `.version` when the metadata does not say.
+    let err = tritonc_runtime::check_ptx_driver(&bundle, 12040).unwrap_err();
+    assert_eq!(
+        err,
+        "its PTX (ISA 8.7) needs a CUDA 12.8 driver or newer to be compiled at load, but this \
+         driver supports CUDA 12.4; update the NVIDIA driver, or compile with a ptxas this \
+         driver accepts cubins from"
+    );
+    assert_eq!(tritonc_runtime::check_ptx_driver(&bundle, 12080), Ok(()));
+    assert_eq!(tritonc_runtime::check_ptx_driver(&bundle, 13000), Ok(()));
+    // The metadata's figure wins.
+    bundle.meta.min_driver_version = Some(13000);
+    assert!(tritonc_runtime::check_ptx_driver(&bundle, 12080)
+        .unwrap_err()
+        .contains("needs a CUDA 13.0 driver"));
+}
+
+#[test]
+fn a_stream_is_the_callers_raw_handle() {
+    use tritonc_runtime::Stream;
+    assert!(Stream::DEFAULT.as_raw().is_null());
+    let handle = 0x5555_0000usize as *mut std::ffi::c_void;
+    // SAFETY: the handle is only compared, never given to a driver.
+    let s = unsafe { Stream::from_raw(handle) };
+    assert_eq!(s.as_raw(), handle);
 }

@@ -154,6 +154,7 @@ fn a_bundle_for_aligned_pointers_refuses_a_misaligned_launch() {
             hidden_params: vec![],
             reduction_layouts: None,
             ptxas: None,
+            min_driver_version: None,
         },
         ptx: String::new(),
         cubin: None,

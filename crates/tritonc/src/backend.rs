@@ -371,6 +371,7 @@ fn bundle_of(
             hidden_params: Vec::new(),
             reduction_layouts: None,
             ptxas: code.ptxas,
+            min_driver_version: tritonc_bundle::min_driver_for_ptx(&code.ptx),
         },
         ptx: code.ptx,
         cubin: code.cubin,

@@ -95,6 +95,7 @@ fn amd_bundle_dir(name: &str) -> PathBuf {
                 .to_vec(),
             reduction_layouts: None,
             ptxas: None,
+            min_driver_version: None,
         },
         ptx: String::new(),
         cubin: Some(GFX942_ADD_KERNEL.to_vec()),
