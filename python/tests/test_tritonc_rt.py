@@ -1,0 +1,182 @@
+"""tritonc_rt without a GPU: bundle reading, argument checks, variant choice, grids, and
+the no-driver path (python3 -m unittest discover -s python/tests)."""
+
+import ctypes.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import tritonc_rt  # noqa: E402
+from tritonc_rt._check import _float_bits  # noqa: E402
+
+BUNDLE = os.path.join(ROOT, "examples", "rust", "kernels", "add_kernel.tcb")
+NO_DRIVER = ctypes.util.find_library("cuda") is None
+
+
+class Array:
+    """An object exposing __cuda_array_interface__ (as CuPy and Numba arrays do)."""
+
+    def __init__(self, addr, typestr="<f4"):
+        self.__cuda_array_interface__ = {
+            "data": (addr, False), "typestr": typestr, "shape": (4096,), "version": 3}
+
+
+class CpuTensor:
+    """What a PyTorch tensor on the CPU looks like to the checks."""
+
+    is_cuda = False
+    device = "cpu"
+
+    def __init__(self, name="float32"):
+        self.dtype = f"torch.{name}"
+
+    def data_ptr(self):
+        return 0x1000
+
+
+def variant(tmp, name, edit):
+    """A copy of the example bundle under tmp/name with its metadata edited."""
+    path = os.path.join(tmp, name)
+    shutil.copytree(BUNDLE, path)
+    meta_path = os.path.join(path, "bundle.json")
+    with open(meta_path) as f:
+        meta = json.load(f)
+    edit(meta)
+    with open(meta_path, "w") as f:
+        json.dump(meta, f)
+    return path
+
+
+def unaligned(meta):
+    for p in meta["params"][:3]:
+        p["role"]["passed"]["kind"]["pointer"]["align"] = 1
+    meta["params"][3]["role"]["passed"]["kind"]["scalar"].pop("divisibility")
+    meta["key"]["args"] = [dict(a, spec=a["spec"].replace(":16", "")) for a in meta["key"]["args"]]
+
+
+class TritoncRt(unittest.TestCase):
+    def setUp(self):
+        self.kernel = tritonc_rt.load(BUNDLE)
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_the_bundle_is_read(self):
+        b = self.kernel.variants[0].bundle
+        self.assertEqual(self.kernel.params, ["x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE"])
+        self.assertEqual((b.entry, b.target, b.num_warps, b.sm), ("add_kernel", "sm_90", 4, (9, 0, False)))
+        self.assertIsNotNone(b.cubin)
+        self.assertEqual(b.min_driver_version, 12000)
+
+    def test_every_violation_is_reported_before_the_driver(self):
+        with self.assertRaises(tritonc_rt.LaunchError) as c:
+            self.kernel[(4,)](Array(0x1004), Array(0x2000, "<f2"), CpuTensor(), 1000, BLOCK_SIZE=512)
+        text = [str(v) for v in c.exception.violations]
+        self.assertEqual(text, [
+            "`x_ptr` was specialized as 16-byte aligned (:16), but its address 0x1004 is not a multiple of 16",
+            "`y_ptr` was compiled for fp32 elements, but the tensor holds fp16",
+            "`out_ptr` is a tensor on cpu, not on a CUDA device",
+            "`n_elements` was specialized as divisible by 16 (:16), but it is 1000",
+            "`BLOCK_SIZE` was compiled as the constexpr 1024, but 512 was given",
+        ])
+        self.assertIn("add_kernel(x_ptr=*fp32:16", str(c.exception))
+
+    def test_scalars_are_range_checked_and_typed(self):
+        for bad, message in [(2**31, "out of its range"), (16.0, "is not an int"), (True, "is not an int")]:
+            with self.assertRaises(tritonc_rt.LaunchError) as c:
+                self.kernel[(1,)](Array(0x1000), Array(0x2000), Array(0x3000), bad)
+            self.assertIn(message, str(c.exception))
+        with self.assertRaises(tritonc_rt.LaunchError) as c:
+            self.kernel[(1,)](Array(0x1000), 7, Array(0x3000), 16)
+        self.assertIn("`y_ptr` expects a tensor of fp32, but int was given", str(c.exception))
+
+    def test_arguments_bind_like_a_python_call(self):
+        with self.assertRaises(TypeError):
+            self.kernel[(1,)](Array(0x1000), Array(0x2000), Array(0x3000))
+        with self.assertRaises(TypeError):
+            self.kernel[(1,)](Array(0x1000), Array(0x2000), Array(0x3000), 16, BLOCK=1024)
+        bound = self.kernel.bind([Array(0x1000), Array(0x2000)], {"out_ptr": Array(0x3000), "n_elements": 16})
+        self.assertEqual(bound[3:], [16, 1024])  # the constexpr left out takes its compiled value
+
+    def test_the_most_specialized_variant_that_accepts_the_arguments_is_chosen(self):
+        os.rmdir(self.tmp)
+        os.makedirs(self.tmp)
+        variant(self.tmp, "aligned.tcb", lambda m: None)
+        variant(self.tmp, "plain.tcb", unaligned)
+        kernel = tritonc_rt.load(self.tmp)
+        self.assertEqual(len(kernel.variants), 2)
+        chosen = lambda *a: os.path.basename(kernel.select(kernel.bind(a, {}))[0].bundle.path)  # noqa: E731
+        self.assertEqual(chosen(Array(0x1000), Array(0x2000), Array(0x3000), 4096), "aligned.tcb")
+        self.assertEqual(chosen(Array(0x1004), Array(0x2000), Array(0x3000), 4096), "plain.tcb")
+        self.assertEqual(chosen(Array(0x1000), Array(0x2000), Array(0x3000), 4095), "plain.tcb")
+        with self.assertRaises(tritonc_rt.NoMatchingVariantError) as c:
+            chosen(Array(0x1000, "<f2"), Array(0x2000), Array(0x3000), 4096)
+        self.assertEqual(len(c.exception.refusals), 2)
+
+    def test_an_equal_to_one_parameter_must_be_one(self):
+        def one(meta):
+            meta["params"][3]["role"] = "equal_to_one"
+            meta["key"]["args"][3]["spec"] = "i32:1"
+        kernel = tritonc_rt.load(variant(self.tmp, "one.tcb", one))
+        with self.assertRaises(tritonc_rt.LaunchError) as c:
+            kernel[(1,)](Array(0x1000), Array(0x2000), Array(0x3000), 2)
+        self.assertIn("`n_elements` was specialized as equal to 1 (==1), but 2 was given", str(c.exception))
+
+    def test_a_newer_format_is_refused(self):
+        path = variant(self.tmp, "new.tcb", lambda m: m.update(format_version=9))
+        with self.assertRaises(tritonc_rt.BundleError) as c:
+            tritonc_rt.load(path)
+        self.assertIn("written by a newer tritonc", str(c.exception))
+
+    def test_grids(self):
+        args = (Array(0x1000), Array(0x2000), Array(0x3000), 4096)
+        seen = {}
+        # No programs: nothing is launched, and the driver is not needed.
+        self.kernel[lambda meta: seen.update(meta) or (0,)](*args)
+        self.assertEqual(seen["n_elements"], 4096)
+        self.assertEqual(seen["BLOCK_SIZE"], 1024)
+        self.kernel[(4, 0)](*args)
+        for bad in [(1, 70000), (1, 2, 3, 4), (-1,)]:
+            with self.assertRaises(ValueError):
+                self.kernel[bad](*args)
+
+    def test_half_precision_scalars_are_passed_as_bits(self):
+        self.assertEqual(_float_bits(1.0, "fp16"), 0x3C00)
+        self.assertEqual(_float_bits(-2.5, "fp16"), 0xC100)
+        self.assertEqual(_float_bits(1.0, "bf16"), 0x3F80)
+        self.assertEqual(_float_bits(1.00390625, "bf16"), 0x3F80)  # a tie rounds to even
+
+    @unittest.skipUnless(NO_DRIVER, "a machine with an NVIDIA driver")
+    def test_without_a_driver_the_launch_says_so(self):
+        with self.assertRaises(tritonc_rt.NoDriverError) as c:
+            self.kernel[(4,)](Array(0x1000), Array(0x2000), Array(0x3000), 4096)
+        self.assertIn("libcuda.so.1 could not be loaded", str(c.exception))
+
+    @unittest.skipUnless(NO_DRIVER, "a machine with an NVIDIA driver")
+    def test_the_documented_example_runs_up_to_the_driver(self):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [os.path.join(HERE, "fake_torch"), os.path.join(ROOT, "python")]))
+        run = subprocess.run([sys.executable, "examples/python/add.py"], cwd=ROOT, env=env,
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 3, run.stderr)
+        self.assertIn("add: no NVIDIA driver: libcuda.so.1 could not be loaded", run.stderr)
+
+    def test_docs_python_md_shows_the_example(self):
+        with open(os.path.join(ROOT, "docs", "python.md")) as f:
+            doc = f.read()
+        with open(os.path.join(ROOT, "examples", "python", "add.py")) as f:
+            example = f.read()
+        self.assertIn(f"```python\n{example}```", doc)
+
+
+if __name__ == "__main__":
+    unittest.main()

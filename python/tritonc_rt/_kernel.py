@@ -1,0 +1,144 @@
+"""A kernel: one or several compiled variants, launched as ``kernel[grid](*args)``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from ._bundle import Bundle, BundleError, load_bundle
+from ._check import LaunchError, check_args, specialization_score, tensor_info
+from ._cuda import Loaded, driver
+
+Grid = Union[int, Sequence[int], Callable[[Dict[str, Any]], Sequence[int]]]
+
+
+class NoMatchingVariantError(LaunchError):
+    """Several variants were compiled and none accepts the arguments."""
+
+    def __init__(self, kernel: str, refusals: Sequence[LaunchError]):
+        self.refusals = list(refusals)
+        ValueError.__init__(self, f"no compiled variant of {kernel} accepts these arguments:\n"
+                            + "\n".join(str(r) for r in self.refusals))
+        self.variant = kernel
+        self.violations = [v for r in self.refusals for v in r.violations]
+
+
+def load(path: str) -> "Kernel":
+    """The kernel in ``path``: a bundle directory (``KERNEL-HASH.tcb``) or a folder of
+    bundle directories of one kernel (its variants)."""
+    if os.path.isfile(os.path.join(path, "bundle.json")):
+        return Kernel([load_bundle(path)])
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as e:
+        raise BundleError(f"{path}: {e}") from None
+    bundles = [load_bundle(os.path.join(path, n)) for n in names
+               if os.path.isfile(os.path.join(path, n, "bundle.json"))]
+    if not bundles:
+        raise BundleError(f"{path}: no bundle (a directory holding bundle.json) here")
+    return Kernel(bundles)
+
+
+class Kernel:
+    """Compiled variants of one kernel."""
+
+    def __init__(self, bundles: List[Bundle]):
+        kernels = {b.kernel_name for b in bundles}
+        if len(kernels) != 1:
+            raise BundleError(f"bundles of several kernels given: {', '.join(sorted(kernels))}")
+        names = {tuple(p.name for p in b.params) for b in bundles}
+        if len(names) != 1:
+            raise BundleError("the variants do not share one parameter list")
+        self.name = kernels.pop()
+        self.params = [p.name for p in bundles[0].params]
+        # Most specialized first: the first that accepts the arguments is launched.
+        self.variants = [Loaded(b) for b in
+                         sorted(bundles, key=specialization_score, reverse=True)]
+
+    def __repr__(self) -> str:
+        return f"<tritonc_rt.Kernel {self.name} ({len(self.variants)} variant(s))>"
+
+    def __getitem__(self, grid: Grid) -> Callable[..., None]:
+        def launcher(*args: Any, stream: Optional[int] = None, **kwargs: Any) -> None:
+            self.launch(grid, *args, stream=stream, **kwargs)
+        return launcher
+
+    def bind(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[Any]:
+        """One value per source parameter, from positional and keyword arguments; a
+        folded parameter (constexpr, ``==1``) left out takes its compiled value."""
+        if len(args) > len(self.params):
+            raise TypeError(f"{self.name} takes {len(self.params)} arguments, {len(args)} given")
+        unknown = set(kwargs) - set(self.params)
+        if unknown:
+            raise TypeError(f"{self.name} has no parameter {', '.join(sorted(unknown))}")
+        bound: List[Any] = []
+        for i, name in enumerate(self.params):
+            if i < len(args):
+                if name in kwargs:
+                    raise TypeError(f"{self.name} got two values for `{name}`")
+                bound.append(args[i])
+            elif name in kwargs:
+                bound.append(kwargs[name])
+            else:
+                p = self.variants[0].bundle.params[i]
+                if p.role == "constexpr":
+                    bound.append(p.value)
+                elif p.role == "equal_to_one":
+                    bound.append(1)
+                else:
+                    raise TypeError(f"{self.name} is missing the argument `{name}`")
+        return bound
+
+    def select(self, bound: Sequence[Any]) -> Tuple[Loaded, List[Any]]:
+        """The most specialized variant that accepts ``bound``, and its parameters."""
+        refusals = []
+        for v in self.variants:
+            try:
+                return v, check_args(v.bundle, bound)
+            except LaunchError as e:
+                refusals.append(e)
+        if len(refusals) == 1:
+            raise refusals[0]
+        raise NoMatchingVariantError(self.name, refusals)
+
+    def launch(self, grid: Grid, *args: Any, stream: Optional[int] = None, **kwargs: Any) -> None:
+        """Checks the arguments, then launches asynchronously on ``stream`` (a
+        ``CUstream`` handle as an int; default: PyTorch's current stream when PyTorch is
+        loaded, else the default stream)."""
+        bound = self.bind(args, kwargs)
+        variant, values = self.select(bound)
+        if callable(grid):
+            grid = grid(dict(zip(self.params, bound)))
+        dims = (grid,) if isinstance(grid, int) else tuple(grid)
+        if not 1 <= len(dims) <= 3 or not all(isinstance(d, int) and d >= 0 for d in dims):
+            raise ValueError(f"grid {grid!r} is not 1 to 3 non-negative ints")
+        dims = dims + (1,) * (3 - len(dims))
+        if dims[0] >= 2**31 or dims[1] > 65535 or dims[2] > 65535:
+            raise ValueError(f"grid {dims} exceeds CUDA's limits (2^31-1, 65535, 65535)")
+        if 0 in dims:
+            return  # as Triton: no programs, nothing to launch
+        d = driver()
+        ctx, dev = d.context(_device_of(bound))
+        function = variant.function(d, ctx, dev)
+        if stream is None:
+            stream = _current_stream()
+        b = variant.bundle
+        d.launch(function, dims, 32 * b.num_warps, b.dynamic_shared_bytes, stream, values)
+
+
+def _device_of(bound: Sequence[Any]) -> int:
+    """The CUDA device of the first PyTorch tensor among the arguments (else 0)."""
+    for a in bound:
+        device = getattr(a, "device", None)
+        index = getattr(device, "index", None)
+        if tensor_info(a) is not None and isinstance(index, int):
+            return index
+    return 0
+
+
+def _current_stream() -> int:
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        return int(torch.cuda.current_stream().cuda_stream)
+    return 0
