@@ -31,6 +31,7 @@
 
 mod amdgpu;
 mod bundle;
+pub mod c_source;
 mod driver;
 pub mod meta;
 pub mod ptx;

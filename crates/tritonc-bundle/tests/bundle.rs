@@ -545,9 +545,16 @@ fn a_bundle_from_bytes_is_the_bundle_read_from_its_directory() {
     let other = VECTOR_ADD_PTX.replace(".entry vector_add", ".entry other");
     let err = Bundle::from_bytes(&meta, other.as_bytes(), None).unwrap_err();
     assert!(matches!(err, BundleError::Inconsistent { .. }), "{err}");
-    assert!(err.to_string().starts_with("(embedded): inconsistent bundle"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("(embedded): inconsistent bundle"),
+        "{err}"
+    );
     let err = Bundle::from_bytes(b"{\"format_version\": 9}", &ptx, None).unwrap_err();
-    assert!(err.to_string().contains("written by a newer tritonc"), "{err}");
+    assert!(
+        err.to_string().contains("written by a newer tritonc"),
+        "{err}"
+    );
     std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }
 
@@ -566,5 +573,8 @@ fn the_minimum_driver_is_recorded_and_may_not_understate_the_ptx() {
     b.validate().unwrap();
     b.meta.min_driver_version = Some(11080);
     let err = b.validate().unwrap_err();
-    assert!(err.contains("older than the 12000 the PTX's `.version` needs"), "{err}");
+    assert!(
+        err.contains("older than the 12000 the PTX's `.version` needs"),
+        "{err}"
+    );
 }

@@ -84,17 +84,21 @@ pub enum Stage {
     Ptx,
     /// A cubin (binary).
     Cubin,
+    /// C: a header and a source file embedding the cubin and PTX, one launch function
+    /// per variant (docs/c.md).
+    C,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 6] = [
+    pub const ALL: [Stage; 7] = [
         Stage::Ttir,
         Stage::Ttgir,
         Stage::Mlir,
         Stage::Llir,
         Stage::Ptx,
         Stage::Cubin,
+        Stage::C,
     ];
 
     /// The name `--emit` accepts.
@@ -106,6 +110,7 @@ impl Stage {
             Stage::Llir => "llir",
             Stage::Ptx => "ptx",
             Stage::Cubin => "cubin",
+            Stage::C => "c",
         }
     }
 

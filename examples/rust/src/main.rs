@@ -63,7 +63,13 @@ pub fn run(n: usize) -> Result<usize, Error> {
     let mut dout = stream.alloc_zeros::<f32>(n)?;
     {
         let bytes = (n * 4) as u64;
-        let ptr = |addr: u64| Arg::Pointer(DevicePtr { addr, dtype: DType::F32, bytes });
+        let ptr = |addr: u64| {
+            Arg::Pointer(DevicePtr {
+                addr,
+                dtype: DType::F32,
+                bytes,
+            })
+        };
         let (x_addr, _x) = dx.device_ptr(&stream);
         let (y_addr, _y) = dy.device_ptr(&stream);
         let (out_addr, _out) = cudarc::driver::DevicePtrMut::device_ptr_mut(&mut dout, &stream);
@@ -82,7 +88,11 @@ pub fn run(n: usize) -> Result<usize, Error> {
         kernel.launch_on(on, Grid::x(n.div_ceil(BLOCK_SIZE) as u32), &args)?;
     }
     let out = stream.clone_dtoh(&dout)?;
-    Ok(out.iter().zip(x.iter().zip(&y)).filter(|(o, (a, b))| **o == *a + *b).count())
+    Ok(out
+        .iter()
+        .zip(x.iter().zip(&y))
+        .filter(|(o, (a, b))| **o == *a + *b)
+        .count())
 }
 
 fn main() -> ExitCode {
@@ -112,7 +122,10 @@ mod tests {
     fn docs_rust_md_shows_this_program() {
         let doc = include_str!("../../../docs/rust.md");
         let this = include_str!("main.rs");
-        assert!(doc.contains(&format!("```rust\n{this}```")), "docs/rust.md is out of date");
+        assert!(
+            doc.contains(&format!("```rust\n{this}```")),
+            "docs/rust.md is out of date"
+        );
     }
 
     #[test]
@@ -121,7 +134,10 @@ mod tests {
             Ok(right) => assert_eq!(right, 4096),
             Err(Error::Runtime(e)) => {
                 assert!(
-                    matches!(e, RuntimeError::NoDriver { .. } | RuntimeError::NoDevice { .. }),
+                    matches!(
+                        e,
+                        RuntimeError::NoDriver { .. } | RuntimeError::NoDevice { .. }
+                    ),
                     "{e}"
                 );
                 assert_eq!(e.exit_code(), 3);
@@ -135,13 +151,34 @@ mod tests {
         let bundle = bundle().expect("the embedded bundle is valid");
         assert_eq!(bundle.meta.target, "sm_90");
         assert!(bundle.cubin.is_some());
-        let at = |addr| Arg::Pointer(DevicePtr { addr, dtype: DType::F32, bytes: 4096 });
-        let good = [at(0x1000), at(0x2000), at(0x3000), Arg::Int(1024), Arg::Int(1024)];
+        let at = |addr| {
+            Arg::Pointer(DevicePtr {
+                addr,
+                dtype: DType::F32,
+                bytes: 4096,
+            })
+        };
+        let good = [
+            at(0x1000),
+            at(0x2000),
+            at(0x3000),
+            Arg::Int(1024),
+            Arg::Int(1024),
+        ];
         assert!(check_and_marshal(&bundle.meta, &good).is_ok());
-        let bad = [at(0x1004), at(0x2000), at(0x3000), Arg::Int(1000), Arg::Int(512)];
+        let bad = [
+            at(0x1004),
+            at(0x2000),
+            at(0x3000),
+            Arg::Int(1000),
+            Arg::Int(512),
+        ];
         let violations = check_and_marshal(&bundle.meta, &bad).unwrap_err();
         let text: Vec<String> = violations.iter().map(Violation::to_string).collect();
         assert_eq!(violations.len(), 3, "{text:?}");
-        assert!(text[0].contains("`x_ptr` was specialized as 16-byte aligned"), "{text:?}");
+        assert!(
+            text[0].contains("`x_ptr` was specialized as 16-byte aligned"),
+            "{text:?}"
+        );
     }
 }

@@ -179,7 +179,12 @@ const SETTLED: Duration = Duration::from_secs(2);
 
 /// `compute()` for `path`, or what an earlier call remembered in `memo` for the same
 /// file with the same [`Stamp`]. `kind` names what is remembered (`ptxas`).
-fn remembered(memo: Option<&Path>, kind: &str, path: &Path, compute: impl FnOnce() -> String) -> String {
+fn remembered(
+    memo: Option<&Path>,
+    kind: &str,
+    path: &Path,
+    compute: impl FnOnce() -> String,
+) -> String {
     let (Some(dir), Some((stamp, modified))) = (memo, Stamp::of(path)) else {
         return compute();
     };
@@ -238,7 +243,10 @@ mod tests {
     /// Sets the file's modification time `SETTLED` and more into the past.
     fn settle(path: &Path) {
         let old = SystemTime::now() - Duration::from_secs(60);
-        let f = std::fs::File::options().write(true).open(path).expect("writable");
+        let f = std::fs::File::options()
+            .write(true)
+            .open(path)
+            .expect("writable");
         f.set_modified(old).expect("settable modification time");
     }
 
@@ -254,8 +262,14 @@ mod tests {
             calls.set(calls.get() + 1);
             std::fs::read_to_string(p).expect("readable")
         };
-        assert_eq!(remembered(Some(&memo), "tool", &tool, || identify(&tool)), "version 1");
-        assert_eq!(remembered(Some(&memo), "tool", &tool, || identify(&tool)), "version 1");
+        assert_eq!(
+            remembered(Some(&memo), "tool", &tool, || identify(&tool)),
+            "version 1"
+        );
+        assert_eq!(
+            remembered(Some(&memo), "tool", &tool, || identify(&tool)),
+            "version 1"
+        );
         assert_eq!(calls.get(), 1, "the second answer comes from the memo");
         // Another kind of identity for the same file is remembered apart.
         assert_eq!(remembered(Some(&memo), "other", &tool, || "x".into()), "x");
@@ -264,9 +278,15 @@ mod tests {
         std::thread::sleep(Duration::from_millis(20));
         std::fs::write(&tool, "version 2").expect("writable");
         settle(&tool);
-        assert_eq!(remembered(Some(&memo), "tool", &tool, || identify(&tool)), "version 2");
+        assert_eq!(
+            remembered(Some(&memo), "tool", &tool, || identify(&tool)),
+            "version 2"
+        );
         assert_eq!(calls.get(), 2);
-        assert_eq!(remembered(Some(&memo), "tool", &tool, || identify(&tool)), "version 2");
+        assert_eq!(
+            remembered(Some(&memo), "tool", &tool, || identify(&tool)),
+            "version 2"
+        );
         assert_eq!(calls.get(), 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -295,16 +315,25 @@ mod tests {
         let tool = dir.join("tool");
         std::fs::write(&tool, "v").expect("writable");
         settle(&tool);
-        assert_eq!(remembered(Some(&memo), "tool", &tool, || "right".into()), "right");
+        assert_eq!(
+            remembered(Some(&memo), "tool", &tool, || "right".into()),
+            "right"
+        );
         let entries: Vec<PathBuf> = std::fs::read_dir(&memo)
             .expect("the memo was written")
             .map(|e| e.expect("listable").path())
             .collect();
         assert_eq!(entries.len(), 1);
         std::fs::write(&entries[0], "dev 0 ino 0\nwrong").expect("writable");
-        assert_eq!(remembered(Some(&memo), "tool", &tool, || "right".into()), "right");
+        assert_eq!(
+            remembered(Some(&memo), "tool", &tool, || "right".into()),
+            "right"
+        );
         std::fs::write(&entries[0], "no newline").expect("writable");
-        assert_eq!(remembered(Some(&memo), "tool", &tool, || "right".into()), "right");
+        assert_eq!(
+            remembered(Some(&memo), "tool", &tool, || "right".into()),
+            "right"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

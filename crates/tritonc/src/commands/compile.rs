@@ -171,7 +171,7 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
         || request
             .stages
             .iter()
-            .any(|s| matches!(s, Stage::Ptx | Stage::Cubin));
+            .any(|s| matches!(s, Stage::Ptx | Stage::Cubin | Stage::C));
     if wants_code {
         return super::compile_backend::emit_code(args, &kernels, &request, &sources, out);
     }
@@ -188,7 +188,10 @@ fn check_distinct_outputs(
     // Bundles (no `--emit`, or `cubin`) are named by kernel and key hash: only two
     // different kernels of one name and specialization collide, which the back end checks
     // once they are compiled.
-    let text_files = request.stages.iter().any(|&s| s != Stage::Cubin);
+    let text_files = request
+        .stages
+        .iter()
+        .any(|&s| !matches!(s, Stage::Cubin | Stage::C));
     let (Some(dir), true) = (&args.output_dir, text_files) else {
         return Ok(());
     };
@@ -233,7 +236,7 @@ fn emit_text_stage(
         }
         // Handled by the back end, once for both: one compilation gives the PTX and the
         // cubin.
-        Stage::Ptx | Stage::Cubin => return Exit::Success,
+        Stage::Ptx | Stage::Cubin | Stage::C => return Exit::Success,
     };
     // Every stage lowers the same variants: the first prints their warnings.
     if !warnings.is_empty() && request.stages.first() == Some(&stage) {

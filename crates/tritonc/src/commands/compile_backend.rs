@@ -269,7 +269,9 @@ pub fn emit_code(
     }
     let emit_ptx = request.stages.contains(&Stage::Ptx);
     let emit_cubin = request.stages.contains(&Stage::Cubin);
+    let emit_c = request.stages.contains(&Stage::C);
     let bundle_dir = match (&args.output_dir, request.stages.is_empty() || emit_cubin) {
+        (Some(_), _) if emit_c && !emit_cubin => None,
         (Some(d), _) => Some(d.clone()),
         (None, true) => Some(PathBuf::from(DEFAULT_BUNDLE_DIR)),
         (None, false) => None,
@@ -277,7 +279,7 @@ pub fn emit_code(
     let options = BackendOptions {
         target: request.target,
         fp_fusion: request.fp_fusion,
-        cubin: bundle_dir.is_some(),
+        cubin: bundle_dir.is_some() || emit_c,
     };
     let mut warnings = Vec::new();
     let mut jobs = Vec::new();
@@ -325,13 +327,14 @@ pub fn emit_code(
     }
     let cache_warning = unwritable_cache_warning(&results);
     let mut ptx_outputs: Vec<Vec<StageOutput>> = kernels.iter().map(|_| Vec::new()).collect();
+    let mut c_bundles: Vec<Vec<tritonc_bundle::Bundle>> = kernels.iter().map(|_| Vec::new()).collect();
     for (result, (k, label)) in results.into_iter().zip(owners) {
         let compiled = match result {
             Ok(c) => c,
             Err(e) => return backend_failure(e, sources, out),
         };
         if let Some(note) = &compiled.note {
-            if emit_cubin {
+            if emit_cubin || emit_c {
                 out.diagnostics(
                     Stream::Stderr,
                     &[Diagnostic::warning(codes::NOT_IMPLEMENTED, note.clone())],
@@ -344,6 +347,9 @@ pub fn emit_code(
                 out.diagnostics(Stream::Stderr, &[d], sources);
                 return Exit::InputError;
             }
+        }
+        if emit_c {
+            c_bundles[k].push(compiled.bundle.clone());
         }
         ptx_outputs[k].push(StageOutput {
             variant: label,
@@ -363,6 +369,16 @@ pub fn emit_code(
     if !warnings.is_empty() {
         out.diagnostics(Stream::Stderr, &warnings, sources);
     }
+    if emit_c {
+        let dir = args
+            .output_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_BUNDLE_DIR));
+        if let Err(d) = write_c(kernels, c_bundles, &dir, sources, out) {
+            out.diagnostics(Stream::Stderr, &[d], sources);
+            return Exit::InputError;
+        }
+    }
     if emit_ptx {
         for ((kernel, _), outputs) in kernels.iter().zip(&ptx_outputs) {
             if let Err(d) = write_stage(
@@ -377,6 +393,59 @@ pub fn emit_code(
         }
     }
     Exit::Success
+}
+
+/// `--emit c`: one header and source per input file, named by the file's stem
+/// (`vector_add.py` → `DIR/vector_add.h`, `DIR/vector_add.c`), holding every variant of
+/// its kernels.
+fn write_c(
+    kernels: &[KernelToCompile],
+    bundles: Vec<Vec<tritonc_bundle::Bundle>>,
+    dir: &Path,
+    sources: &SourceMap,
+    out: &Output,
+) -> Result<(), Diagnostic> {
+    let mut modules: Vec<(String, Vec<tritonc_bundle::Bundle>)> = Vec::new();
+    for ((kernel, _), list) in kernels.iter().zip(bundles) {
+        let file = sources.get(kernel.summary.name_span.file).path();
+        let stem = file
+            .file_stem()
+            .map_or_else(|| "kernels".to_string(), |s| s.to_string_lossy().into_owned());
+        let module = tritonc_bundle::c_source::c_identifier(&stem);
+        match modules.iter_mut().find(|(m, _)| *m == module) {
+            Some((_, all)) => all.extend(list),
+            None => modules.push((module, list)),
+        }
+    }
+    let cannot_write = |path: &Path, e: std::io::Error| {
+        Diagnostic::error(
+            codes::CANNOT_WRITE_OUTPUT,
+            format!("cannot write `{}`: {e}", path.display()),
+        )
+    };
+    std::fs::create_dir_all(dir).map_err(|e| cannot_write(dir, e))?;
+    for (module, list) in modules {
+        let c = tritonc_bundle::c_source::c_sources(&module, &list)
+            .map_err(|e| Diagnostic::error(codes::NOT_IMPLEMENTED, e.to_string()))?;
+        for (name, text) in [(&c.header_name, &c.header), (&c.source_name, &c.source)] {
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|e| cannot_write(&path, e))?;
+        }
+        let functions: Vec<String> = list
+            .iter()
+            .map(tritonc_bundle::c_source::c_function_name)
+            .collect();
+        out.summary(
+            Stream::Stderr,
+            &format!(
+                "wrote {} and {}: {}",
+                dir.join(&c.header_name).display(),
+                c.source_name,
+                functions.join(", ")
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// Reports why a stage produced no output and returns its exit status.
