@@ -317,7 +317,8 @@ impl<'a> Program<'a> {
             }
             // A layout change moves no value: the interpreter holds whole blocks.
             OpKind::ConvertLayout => (*ops[0]).clone(),
-            k @ (OpKind::LocalAlloc
+            k @ (OpKind::LocalAlloc { .. }
+            | OpKind::LocalDealloc
             | OpKind::LocalLoad
             | OpKind::LocalStore
             | OpKind::MemDescIndex

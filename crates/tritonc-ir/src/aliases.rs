@@ -7,10 +7,11 @@
 //! (`parser::encoding`), so aliased and inline text parse to the same IR.
 
 /// The alias kinds: the text an encoding starts with, and the names its aliases take.
-const KINDS: [(&str, &str); 3] = [
+const KINDS: [(&str, &str); 4] = [
     ("#ttg.blocked<{", "blocked"),
     ("#ttg.nvidia_mma<{", "mma"),
     ("#ttg.swizzled_shared<{", "shared"),
+    ("#ttg.padded_shared<[", "padded"),
 ];
 
 /// `text` with blocked and shared encodings replaced by aliases defined at its top.

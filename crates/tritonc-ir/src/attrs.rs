@@ -148,6 +148,7 @@ pub fn op_attrs(kind: &OpKind) -> Vec<(&'static str, Attr)> {
         Assert { message } => out.push(("message", Attr::Str(message.clone()))),
         AsyncCopyGlobalToLocal { cache, evict } => push_cache_evict(&mut out, *cache, *evict),
         AsyncWait { num } => out.push(("num", int32(*num))),
+        LocalAlloc { offset: Some(o) } => out.push(("offset", int32(*o))),
         _ => {}
     }
     out
@@ -382,7 +383,13 @@ pub fn kind_from_parts(name: &str, entries: Vec<(String, Attr)>) -> Result<OpKin
             },
             "gpu.barrier" => Barrier,
             "ttg.convert_layout" => ConvertLayout,
-            "ttg.local_alloc" => LocalAlloc,
+            "ttg.local_alloc" => LocalAlloc {
+                offset: d
+                    .int("offset")?
+                    .map(|o| u32::try_from(o).map_err(|_| format!("offset {o} is out of range")))
+                    .transpose()?,
+            },
+            "ttg.local_dealloc" => LocalDealloc,
             "ttg.local_load" => LocalLoad,
             "ttg.local_store" => LocalStore,
             "ttg.memdesc_index" => MemDescIndex,

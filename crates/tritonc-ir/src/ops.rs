@@ -560,7 +560,14 @@ pub enum OpKind {
     ConvertLayout,
     /// `ttg.local_alloc [%init]`: a shared buffer, filled from a block when given one
     /// (then immutable) (GPU IR).
-    LocalAlloc,
+    LocalAlloc {
+        /// Its byte offset in the kernel's shared memory, once `tritonc-allocate-shared`
+        /// has placed it.
+        offset: Option<u32>,
+    },
+    /// `ttg.local_dealloc %buf`: the end of a buffer's lifetime; its bytes may be reused
+    /// after it (GPU IR).
+    LocalDealloc,
     /// `ttg.local_load %buf [, %token]`: a shared buffer read into a block (GPU IR).
     LocalLoad,
     /// `ttg.local_store %x, %buf`: a block written into a mutable shared buffer (GPU IR).
@@ -646,7 +653,8 @@ impl OpKind {
             Assert { .. } => "tt.assert",
             Barrier => "gpu.barrier",
             ConvertLayout => "ttg.convert_layout",
-            LocalAlloc => "ttg.local_alloc",
+            LocalAlloc { .. } => "ttg.local_alloc",
+            LocalDealloc => "ttg.local_dealloc",
             LocalLoad => "ttg.local_load",
             LocalStore => "ttg.local_store",
             MemDescIndex => "ttg.memdesc_index",
@@ -668,7 +676,8 @@ impl OpKind {
         matches!(
             self,
             ConvertLayout
-                | LocalAlloc
+                | LocalAlloc { .. }
+                | LocalDealloc
                 | LocalLoad
                 | LocalStore
                 | MemDescIndex
@@ -710,6 +719,7 @@ impl OpKind {
             | Assert { .. }
             | Barrier
             | LocalStore
+            | LocalDealloc
             | AsyncCopyGlobalToLocal { .. }
             | AsyncCommitGroup
             | AsyncWait { .. }

@@ -9,6 +9,11 @@
 //! `cp.async` destinations and loads) and, through the same swizzle, the rows an
 //! `ldmatrix` or MMA descriptor reads.
 //!
+//! With a [`Padding`] it is Triton's `#ttg.padded_shared<[interval:+pad] {order}>`
+//! instead: unswizzled, with `pad` unused elements after every `interval` elements
+//! (a row of a 2-D tile, so that the eight rows an `ldmatrix` reads fall in different
+//! banks).
+//!
 //! [`MemDescType`] is the type of a shared buffer (`!ttg.memdesc<…>`): element type,
 //! shape (a leading buffer dimension when multi-buffered), the layout and mutability.
 
@@ -27,6 +32,18 @@ pub struct SharedLayout {
     pub max_phase: u32,
     /// Dims from fastest-varying to slowest.
     pub order: Vec<u32>,
+    /// Unused elements inserted at regular intervals (`#ttg.padded_shared`); no swizzle
+    /// then.
+    pub padding: Option<Padding>,
+}
+
+/// `pad` unused elements after every `interval` elements of a buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Padding {
+    /// Elements between two paddings (a power of two).
+    pub interval: u32,
+    /// Unused elements inserted.
+    pub pad: u32,
 }
 
 impl SharedLayout {
@@ -37,6 +54,15 @@ impl SharedLayout {
             per_phase: 1,
             max_phase: 1,
             order,
+            padding: None,
+        }
+    }
+
+    /// Row-major in `order`, with `pad` elements after every `interval` elements.
+    pub fn padded(order: Vec<u32>, interval: u32, pad: u32) -> Self {
+        SharedLayout {
+            padding: Some(Padding { interval, pad }),
+            ..Self::unswizzled(order)
         }
     }
 
@@ -73,6 +99,17 @@ impl SharedLayout {
         seen.sort_unstable();
         if seen != (0..self.rank() as u32).collect::<Vec<_>>() {
             return Err("order must be a permutation of the dims".into());
+        }
+        if let Some(p) = self.padding {
+            if p.interval == 0 || !p.interval.is_power_of_two() || p.pad == 0 {
+                return Err(format!(
+                    "padding [{}:+{}] needs a power-of-two interval and a non-zero pad",
+                    p.interval, p.pad
+                ));
+            }
+            if self.vec != 1 || self.max_phase != 1 || self.per_phase != 1 {
+                return Err("a padded layout is not swizzled".into());
+            }
         }
         let swizzled = self.max_phase > 1;
         if swizzled && self.rank() < 2 {
@@ -111,12 +148,25 @@ impl SharedLayout {
             offset += coords[d as usize] * stride;
             stride *= shape[d as usize];
         }
-        offset
+        match self.padding {
+            Some(p) => offset + offset / u64::from(p.interval) * u64::from(p.pad),
+            None => offset,
+        }
+    }
+
+    /// Elements one buffer of `shape` spans, padding included.
+    pub fn span(&self, shape: &[u64]) -> u64 {
+        let elems: u64 = shape.iter().product();
+        match self.padding {
+            Some(p) => elems + elems / u64::from(p.interval) * u64::from(p.pad),
+            None => elems,
+        }
     }
 }
 
 impl fmt::Display for SharedLayout {
-    /// `#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>`.
+    /// `#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>`, or
+    /// `#ttg.padded_shared<[64:+8] {order = [1, 0]}>`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let order = self
             .order
@@ -124,6 +174,13 @@ impl fmt::Display for SharedLayout {
             .map(u32::to_string)
             .collect::<Vec<_>>()
             .join(", ");
+        if let Some(p) = self.padding {
+            return write!(
+                f,
+                "#ttg.padded_shared<[{}:+{}] {{order = [{order}]}}>",
+                p.interval, p.pad
+            );
+        }
         write!(
             f,
             "#ttg.swizzled_shared<{{vec = {}, perPhase = {}, maxPhase = {}, order = [{order}]}}>",
@@ -160,10 +217,20 @@ impl MemDescType {
         &self.shape[extra..]
     }
 
-    /// Bytes of the whole allocation, if the element has a size.
+    /// Bytes of the whole allocation, if the element has a size: every buffer starts at
+    /// a multiple of [`Self::BUFFER_ALIGN`] bytes.
     pub fn bytes(&self) -> Option<u64> {
-        let elems: u64 = self.shape.iter().product();
-        Some(elems * u64::from(self.elem.size_bytes()?))
+        Some(self.num_buffers() * self.buffer_stride_bytes()?)
+    }
+
+    /// Alignment of each buffer of an allocation (and of the allocation), in bytes.
+    pub const BUFFER_ALIGN: u64 = 128;
+
+    /// Bytes from one buffer to the next: one buffer with its padding, rounded up to
+    /// [`Self::BUFFER_ALIGN`].
+    pub fn buffer_stride_bytes(&self) -> Option<u64> {
+        let span = self.layout.span(self.buffer_shape());
+        Some((span * u64::from(self.elem.size_bytes()?)).next_multiple_of(Self::BUFFER_ALIGN))
     }
 }
 
@@ -204,6 +271,7 @@ mod tests {
             per_phase: 1,
             max_phase: 8,
             order: vec![1, 0],
+            padding: None,
         };
         let shape = [16u64, 64];
         l.check(&shape).unwrap();
@@ -228,6 +296,7 @@ mod tests {
             per_phase: 1,
             max_phase: 8,
             order: vec![1, 0],
+            padding: None,
         };
         assert!(l.check(&[16, 32]).unwrap_err().contains("do not fit"));
         assert!(l.check(&[16]).unwrap_err().contains("rank-2"));
@@ -248,5 +317,30 @@ mod tests {
         assert_eq!(t.num_buffers(), 3);
         assert_eq!(t.buffer_shape(), &[64, 64]);
         assert_eq!(t.bytes(), Some(3 * 64 * 64 * 2));
+    }
+
+    #[test]
+    fn padding_skips_elements_after_each_row() {
+        // A 16 x 64 fp16 tile, rows padded by 8 elements (16 bytes).
+        let l = SharedLayout::padded(vec![1, 0], 64, 8);
+        let shape = [16u64, 64];
+        l.check(&shape).unwrap();
+        assert_eq!(l.offset(&[0, 63], &shape), 63);
+        assert_eq!(l.offset(&[1, 0], &shape), 72);
+        assert_eq!(l.offset(&[3, 5], &shape), 3 * 72 + 5);
+        assert_eq!(l.span(&shape), 16 * 72);
+        assert_eq!(l.to_string(), "#ttg.padded_shared<[64:+8] {order = [1, 0]}>");
+        let t = MemDescType {
+            shape: vec![3, 16, 64],
+            elem: DType::F16,
+            layout: l.clone(),
+            mutable: true,
+        };
+        // 16 x 72 x 2 = 2304 bytes per buffer, already a multiple of 128.
+        assert_eq!(t.buffer_stride_bytes(), Some(2304));
+        assert_eq!(t.bytes(), Some(3 * 2304));
+        let swizzled_and_padded = SharedLayout { vec: 8, max_phase: 8, ..l };
+        assert!(swizzled_and_padded.check(&shape).unwrap_err().contains("not swizzled"));
+        assert!(SharedLayout::padded(vec![1, 0], 48, 8).check(&shape).is_err());
     }
 }

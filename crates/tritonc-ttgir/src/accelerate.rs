@@ -22,9 +22,12 @@
 //! feeds the A operand of another dot (attention's `P·V`) puts every warp along M so the
 //! rows a warp owns stay its own across both dots, and so does the second dot (whose A
 //! then arrives in the first's accumulator layout, and is read from registers).
+//!
+//! [`operand_shared_layout`] decides how a tensor-core operand is staged in shared memory
+//! (the layout of the pipeline's buffers, and of the scratch a dot stages registers in).
 
-use tritonc_ir::layout::Layout;
-use tritonc_ir::{DType, Function, InputPrecision, MmaLayout, OpId, OpKind, Value};
+use tritonc_ir::layout::{Layout, LinearLayout};
+use tritonc_ir::{DType, Function, InputPrecision, MmaLayout, OpId, OpKind, SharedLayout, Value};
 
 use crate::assign::is_elementwise;
 
@@ -145,6 +148,35 @@ fn feeds_a_dot(func: &Function, v: Value) -> bool {
         }
     }
     false
+}
+
+/// The shared layout a tensor-core dot's operand `operand` (0: A as `[m, k]`, 1: B as
+/// `[k, n]`) of shape `dims` is staged in, when its registers are `linear` and its
+/// elements `elem_bytes` wide (as the `mma.sync` instruction reads them).
+///
+/// Rows run along K unless a 16-bit operand's registers run along its M or N dim (then
+/// along that dim, read with `ldmatrix.trans`), or a 32-bit B operand's run along N (then
+/// along N, its fragments read one word at a time). So the stores are vectors. Rows are
+/// padded by 16 bytes (32 for the 32-bit N-major B), so the eight rows one `ldmatrix`
+/// matrix reads fall in eight different 16-byte bank groups.
+pub fn operand_shared_layout(
+    linear: &LinearLayout,
+    operand: usize,
+    dims: [u64; 2],
+    elem_bytes: u64,
+) -> SharedLayout {
+    let outer = if operand == 0 { 0 } else { 1 };
+    let inner = 1 - outer;
+    let along_outer = linear.contiguous_registers(outer) > linear.contiguous_registers(inner);
+    let trans = elem_bytes == 2 && along_outer;
+    let scalar = elem_bytes == 4 && outer == 1 && along_outer;
+    let fast = if trans || scalar { outer } else { inner };
+    let pad = if scalar { 8 } else { 16 / elem_bytes.max(1) };
+    SharedLayout::padded(
+        vec![fast as u32, 1 - fast as u32],
+        dims[fast] as u32,
+        pad as u32,
+    )
 }
 
 #[cfg(test)]

@@ -211,7 +211,7 @@ pub fn assign_layouts_in(
     num_warps: u32,
     warp_size: u32,
 ) -> Result<LayoutAssignment, TtgirError> {
-    assign_layouts_for(func, &crate::GpuOptions { num_warps, warp_size, capability: 0 })
+    assign_layouts_for(func, &crate::GpuOptions { num_warps, warp_size, capability: 0, num_stages: 0 })
 }
 
 /// [`assign_layouts`] for a target: on `sm_80` and later, dots the tensor cores take get
@@ -634,8 +634,8 @@ fn assign_with(
 
 impl LayoutAssignment {
     /// The layouts a GPU-IR function's types carry, read back for lowering: there are no
-    /// conversions (they are `ttg.convert_layout` ops), and the access plan of every load
-    /// and store follows from its pointer's encoding and axis facts.
+    /// conversions (they are `ttg.convert_layout` ops), and the access plan of every load,
+    /// store and asynchronous copy follows from its pointer's encoding and axis facts.
     pub fn from_gpu_ir(
         func: &Function,
         num_warps: u32,
@@ -650,7 +650,9 @@ impl LayoutAssignment {
         for op in code_ops(func) {
             let data = func.op(op);
             let mask = match func.kind(op) {
-                OpKind::Load { .. } => data.operands().get(1),
+                OpKind::Load { .. } | OpKind::AsyncCopyGlobalToLocal { .. } => {
+                    data.operands().get(if matches!(func.kind(op), OpKind::Load { .. }) { 1 } else { 2 })
+                }
                 OpKind::Store { .. } => data.operands().get(2),
                 _ => continue,
             };

@@ -8,6 +8,13 @@
 //! - [`pipeline`]: the pass list ([`gpu_passes`], [`lower_to_gpu_ir`]), [`GpuOptions`].
 //! - [`materialize`]: `tritonc-assign-layouts`, writing the layout analysis into the IR.
 //! - [`fold`]: `tritonc-fold-conversions`.
+//! - [`sink`]: `tritonc-sink-conversions`.
+//! - [`software_pipeline`]: `tritonc-pipeline-loops` (`cp.async` multi-buffering of the
+//!   K loops that feed tensor-core dots).
+//! - [`allocate`]: `tritonc-allocate-shared` (offsets of shared buffers over their
+//!   lifetimes).
+//! - [`accelerate`]: which dots take tensor-core layouts, and the shared layout their
+//!   operands are staged in.
 //! - [`verify`](mod@verify): the encoding rules.
 //! - [`axis`]: Triton's axis analysis (contiguity, divisibility, constancy per dim).
 //! - [`layout`]: blocked and slice layouts, their linear form (a map from warp, lane and
@@ -26,6 +33,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod accelerate;
+pub mod allocate;
 pub mod assign;
 pub mod axis;
 pub mod coalesce;
@@ -37,6 +45,7 @@ mod propagate;
 pub mod reduction;
 pub mod scan;
 pub mod sink;
+pub mod software_pipeline;
 pub mod verify;
 
 pub use tritonc_ir::layout;
@@ -53,8 +62,11 @@ pub use layout::{
 pub use materialize::AssignLayouts;
 pub use sink::SinkConversions;
 pub use pipeline::{
-    gpu_passes, lower_to_gpu_ir, print_gpu_module, GpuOptions, GpuPass, GpuPassList,
+    gpu_passes, lower_to_gpu_ir, print_gpu_module, shared_memory_per_block, GpuOptions, GpuPass,
+    GpuPassList,
 };
+pub use allocate::AllocateShared;
+pub use software_pipeline::PipelineLoops;
 pub use reduction::{default_reduction_schedule, ButterflyStep, CombineTree, ReductionSchedule};
 pub use scan::{ScanSchedule, ScanStep, ScanUnit};
 pub use verify::verify_encodings;

@@ -8,7 +8,9 @@
 
 use tritonc_ir::{verify_function, Function};
 
+use crate::allocate::AllocateShared;
 use crate::fold::FoldConversions;
+use crate::software_pipeline::PipelineLoops;
 use crate::sink::SinkConversions;
 use crate::materialize::AssignLayouts;
 use crate::verify::verify_encodings;
@@ -24,6 +26,9 @@ pub struct GpuOptions {
     /// NVIDIA compute capability (`90` for `sm_90`); `0` where no tensor-core layout may
     /// be chosen (the FMA path for every dot).
     pub capability: u32,
+    /// Triton's `num_stages`: K loops feeding tensor-core dots keep `max(2, num_stages −
+    /// 1)` shared buffers per operand (`tritonc-pipeline-loops`); below 2, no pipelining.
+    pub num_stages: u32,
 }
 
 impl GpuOptions {
@@ -33,6 +38,7 @@ impl GpuOptions {
             num_warps,
             warp_size: crate::WARP_SIZE,
             capability: 0,
+            num_stages: 0,
         }
     }
 
@@ -43,6 +49,29 @@ impl GpuOptions {
             capability,
             ..Self::nvidia(num_warps)
         }
+    }
+
+    /// The same options with `num_stages` pipelining stages.
+    pub fn with_stages(self, num_stages: u32) -> Self {
+        GpuOptions { num_stages, ..self }
+    }
+
+    /// Bytes of shared memory one block may use on this target.
+    pub fn shared_memory_per_block(&self) -> u64 {
+        shared_memory_per_block(self.capability)
+    }
+}
+
+/// Bytes of shared memory per block an NVIDIA GPU of compute capability `capability`
+/// offers (the opt-in maximum of the CUDA programming guide's table).
+pub fn shared_memory_per_block(capability: u32) -> u64 {
+    match capability {
+        90.. => 232_448,
+        80 => 166_912,
+        86 | 87 | 89 => 101_376,
+        75 => 65_536,
+        70 | 72 => 98_304,
+        _ => 49_152,
     }
 }
 
@@ -127,13 +156,16 @@ fn verify_after(pass: &'static str, func: &Function) -> Result<(), TtgirError> {
     })
 }
 
-/// The GPU pass list, in order: layouts for every block, then redundant conversions
-/// folded away.
+/// The GPU pass list, in order: layouts for every block, redundant conversions folded
+/// away, conversions moved after narrowing casts, the K loops of tensor-core dots
+/// pipelined, and the shared buffers placed.
 pub fn gpu_passes() -> GpuPassList {
     GpuPassList::new()
         .add(AssignLayouts)
         .add(FoldConversions)
         .add(SinkConversions)
+        .add(PipelineLoops)
+        .add(AllocateShared)
 }
 
 /// `func` (tile IR) lowered to the GPU IR by [`gpu_passes`].
@@ -147,10 +179,15 @@ pub fn lower_to_gpu_ir(func: &Function, options: &GpuOptions) -> Result<Function
 /// attributes say what the layouts were made for (as Triton prints them), encodings as
 /// aliases, in the IR's text form (which `tritonc_ir::parse_module` reads back).
 pub fn print_gpu_module(func: &Function, options: &GpuOptions) -> String {
+    let target = match options.capability {
+        0 => String::new(),
+        sm => format!(", \"ttg.target\" = \"cuda:{sm}\""),
+    };
     let module = format!(
-        "module attributes {{\"ttg.num-warps\" = {} : i32, \"ttg.threads-per-warp\" = {} : i32}} {{\n{}}}\n",
+        "module attributes {{\"ttg.num-warps\" = {} : i32, \"ttg.threads-per-warp\" = {} : i32, \"ttg.num-stages\" = {} : i32{target}}} {{\n{}}}\n",
         options.num_warps,
         options.warp_size,
+        options.num_stages,
         tritonc_ir::print_function(func, tritonc_ir::PrintOptions::default())
     );
     tritonc_ir::aliases::alias_encodings(&module)

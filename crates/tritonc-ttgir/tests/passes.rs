@@ -143,7 +143,7 @@ fn assign_layouts_makes_every_layout_change_an_op() {
     let again = parse_module(&text).unwrap();
     verify_encodings(&again.functions[0]).unwrap();
     let plain = text.replace(
-        "module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 32 : i32} {",
+        "module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 32 : i32, \"ttg.num-stages\" = 0 : i32} {",
         "module {",
     );
     assert_eq!(again.to_string(), plain);
@@ -156,7 +156,9 @@ fn the_pass_list_is_named_and_in_order() {
         [
             "tritonc-assign-layouts",
             "tritonc-fold-conversions",
-            "tritonc-sink-conversions"
+            "tritonc-sink-conversions",
+            "tritonc-pipeline-loops",
+            "tritonc-allocate-shared"
         ]
     );
 }
@@ -168,6 +170,7 @@ fn wave64_layouts_use_64_lanes() {
         num_warps: 4,
         warp_size: 64,
         capability: 0,
+        num_stages: 0,
     };
     let gpu = lower_to_gpu_ir(&m.functions[0], &options).unwrap();
     let load = ops_named(&gpu, "tt.load")[0];
@@ -180,7 +183,7 @@ fn wave64_layouts_use_64_lanes() {
     assert_eq!(b.warp_size(), 64);
     let text = print_gpu_module(&gpu, &options);
     assert!(text.contains(
-        "module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 64 : i32} {"
+        "module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 64 : i32, \"ttg.num-stages\" = 0 : i32} {"
     ));
 }
 
@@ -249,4 +252,57 @@ fn sink_conversions_leaves_widening_casts_and_shared_conversions() {
     // Running it again changes nothing: the conversion now reads a cast, not the reverse.
     SinkConversions.run(&mut gpu, &GpuOptions::nvidia_sm(8, 80)).unwrap();
     assert_eq!(print_gpu_module(&gpu, &GpuOptions::nvidia_sm(8, 80)), before);
+}
+
+/// Offsets `tritonc-allocate-shared` gave the allocations, in order.
+fn alloc_offsets(f: &Function) -> Vec<Option<u32>> {
+    f.walk()
+        .into_iter()
+        .filter_map(|op| match f.kind(op) {
+            OpKind::LocalAlloc { offset } => Some(*offset),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn allocate_shared_reuses_the_bytes_of_dead_buffers_only() {
+    // %0 (2 x 64x72 fp16 = 18432 bytes) and %1 (2 x 32x72 = 9216) are live together; %2
+    // starts after both ended and takes offset 0 again. A use inside a loop keeps %3
+    // live for the whole loop, so %4 (allocated in the loop) cannot overlap it.
+    let text = "#s = #ttg.padded_shared<[64:+8] {order = [1, 0]}>
+module {
+  tt.func public @k(%arg0: i32) {
+    %0 = ttg.local_alloc : !ttg.memdesc<2x64x64xf16, #s, mutable>
+    %1 = ttg.local_alloc : !ttg.memdesc<2x32x64xf16, #s, mutable>
+    %2 = ttg.memdesc_index %0, %arg0 : !ttg.memdesc<2x64x64xf16, #s, mutable>, i32 -> !ttg.memdesc<64x64xf16, #s, mutable>
+    ttg.local_dealloc %1 : !ttg.memdesc<2x32x64xf16, #s, mutable>
+    ttg.local_dealloc %0 : !ttg.memdesc<2x64x64xf16, #s, mutable>
+    %3 = ttg.local_alloc : !ttg.memdesc<1x32x64xf16, #s, mutable>
+    %4 = arith.constant 0 : i32
+    %5 = arith.constant 4 : i32
+    %6 = arith.constant 1 : i32
+    scf.for %4, %5, %6 : i32, i32, i32 {
+    ^bb0(%arg1: i32):
+      %7 = ttg.local_alloc : !ttg.memdesc<1x32x64xf16, #s, mutable>
+      %8 = ttg.memdesc_index %3, %arg1 : !ttg.memdesc<1x32x64xf16, #s, mutable>, i32 -> !ttg.memdesc<32x64xf16, #s, mutable>
+      ttg.local_dealloc %7 : !ttg.memdesc<1x32x64xf16, #s, mutable>
+      scf.yield
+    }
+    tt.return
+  }
+}
+";
+    let mut m = parse_module(text).unwrap();
+    let f = &mut m.functions[0];
+    AllocateShared.run(f, &nvidia4()).unwrap();
+    assert_eq!(
+        alloc_offsets(f),
+        vec![Some(0), Some(18432), Some(0), Some(4608)]
+    );
+    // The offsets print and parse back.
+    let printed = m.to_string();
+    assert!(printed.contains("ttg.local_alloc {offset = 18432 : i32}"), "{printed}");
+    let again = parse_module(&printed).unwrap();
+    assert_eq!(alloc_offsets(&again.functions[0]), alloc_offsets(&m.functions[0]));
 }

@@ -155,9 +155,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     }
 
     pub(super) fn lower_for(&mut self, op: OpId) -> Result<(), LowerError> {
-        if let Some(plan) = self.pipelines.get(&op).cloned() {
-            return self.lower_pipelined_for(op, &plan);
-        }
         let n = self.func.op(op).operands().len();
         let lb = self.operand(op, 0)?.reg(0);
         let ub = self.operand(op, 1)?.reg(0);

@@ -102,16 +102,14 @@ pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     pub externs: std::collections::BTreeMap<String, (Vec<Type<'c>>, Type<'c>)>,
     /// The compute capability compiled for.
     pub target_sm: u32,
-    /// Pipelined loops (`pipeline.rs`), by `scf.for` op.
-    pub pipelines: HashMap<OpId, super::pipeline::LoopPipeline>,
-    /// Loads turned into `cp.async` copies, by `tt.load` op.
-    pub pipelined: HashMap<OpId, super::pipeline::PipelinedLoad>,
-    /// Inside a pipelined loop: the buffer index its pipelined loads are read from.
-    pub pipe_read: HashMap<OpId, Value<'c, 'a>>,
-    /// Bytes of the pipeline buffers at the start of shared memory.
+    /// The lowered shared buffers of the GPU IR and their views (`buffers.rs`).
+    pub views: HashMap<tritonc_ir::Value, super::buffers::SharedView<'c, 'a>>,
+    /// Shared buffers allocated and not yet deallocated.
+    pub live_buffers: usize,
+    /// Bytes the shared buffers span at the start of shared memory.
     pub pipe_bytes: u32,
-    /// Where the scratch starts: after the pipeline buffers while they are live (from a
-    /// pipelined loop's first copies to its drain), at 0 elsewhere.
+    /// Where the scratch starts: after the shared buffers while any is live, at 0
+    /// elsewhere.
     pub scratch_base: u32,
 }
 
@@ -162,9 +160,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             externs: std::collections::BTreeMap::new(),
             requires_sm: None,
             target_sm: 0,
-            pipelines: HashMap::new(),
-            pipelined: HashMap::new(),
-            pipe_read: HashMap::new(),
+            views: HashMap::new(),
+            live_buffers: 0,
             pipe_bytes: 0,
             scratch_base: 0,
         }
@@ -196,8 +193,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         }
         // Computed up front: a first use inside a loop would not dominate later uses.
         self.warp_lane()?;
-        self.pipe_bytes = u32::try_from(self.plan_pipelines())
-            .map_err(|_| self.error("pipeline buffers over 4 GiB"))?;
+        self.pipe_bytes = self.buffer_bytes()?;
         self.lower_block(self.func.entry_block())?;
         Ok(())
     }
@@ -610,12 +606,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 self.set(op, v);
                 Ok(())
             }
-            // A load the pipeline turned into `cp.async` copies: its dot reads the buffer.
-            OpKind::Load { .. } if self.pipe_read.contains_key(&op) => {
-                let r = self.func.op(op).results()[0];
-                self.values.insert(r, Lowered::block(Vec::new()));
-                Ok(())
-            }
             OpKind::Load { .. } => self.lower_load(op),
             OpKind::Store { .. } => self.lower_store(op),
             OpKind::Reduce { .. } => self.lower_reduce(op),
@@ -635,16 +625,14 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 Ok(())
             }
             OpKind::ConvertLayout => self.lower_convert_layout(op),
-            k @ (OpKind::LocalAlloc
+            OpKind::LocalAlloc { .. }
+            | OpKind::LocalDealloc
             | OpKind::LocalLoad
             | OpKind::LocalStore
             | OpKind::MemDescIndex
             | OpKind::AsyncCopyGlobalToLocal { .. }
             | OpKind::AsyncCommitGroup
-            | OpKind::AsyncWait { .. }) => Err(self.error(format!(
-                "`{}` is not lowered by the NVIDIA back end yet",
-                k.name()
-            ))),
+            | OpKind::AsyncWait { .. } => self.lower_buffer_op(op),
             k if k.num_regions() == 0 && result.is_some() => self.lower_elementwise(op),
             k => Err(self.error(format!(
                 "`{}` is not supported by the NVIDIA back end yet",

@@ -24,7 +24,7 @@ use melior::ir::{
     r#type::IntegerType,
     Attribute, Type, Value, ValueLike,
 };
-use tritonc_ir::{DType, MmaLayout, OpId, OpKind};
+use tritonc_ir::{DType, MmaLayout, OpId, OpKind, SharedLayout};
 use tritonc_ttgir::LinearLayout;
 
 use super::function::{FunctionLowering, Lowered};
@@ -69,8 +69,7 @@ fn instr_for(a: DType, acc: DType) -> Option<Instr> {
 /// Where one operand lives in shared memory.
 #[derive(Clone, Debug)]
 pub(crate) struct Staged {
-    /// Bytes from the start of the scratch array (of the pipeline region, when
-    /// `pipelined`).
+    /// Bytes from the start of the scratch array (of shared memory, when `pipelined`).
     pub byte_offset: u32,
     /// Element strides of the operand's logical dims (A: `[m, k]`, B: `[k, n]`).
     pub strides: [u64; 2],
@@ -78,7 +77,8 @@ pub(crate) struct Staged {
     pub trans: bool,
     /// Bytes it takes.
     pub bytes: u64,
-    /// Whether it is in a pipeline buffer (`pipeline.rs`) rather than the scratch.
+    /// Whether it is in a shared buffer of the GPU IR (`buffers.rs`) rather than the
+    /// scratch.
     pub pipelined: bool,
     /// A 32-bit B operand stored N-contiguous (`[K][N + 8]`), its fragments read with
     /// one `ld.shared.b32` per element (`ldmatrix.trans` moves only 16-bit elements).
@@ -176,27 +176,28 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 Some(tritonc_ttgir::Layout::Mma(a_mma)) if a_mma == mma
             )
             && layouts[0].num_registers() as u64 == 4 * tiles_m * (k / 8);
-        // Operands the K loop's pipeline copied into its buffers (`pipeline.rs`), with the
-        // buffer this iteration reads.
+        // Operands read from a shared buffer (`ttg.local_load` of a buffer the K loop's
+        // asynchronous copies fill), with the buffer this iteration reads.
         let piped: Vec<Option<(Staged, Value<'c, 'a>, u64)>> = (0..2)
             .map(|i| {
                 let load = self.func.defining_op(data.operands()[i])?;
-                let read = *self.pipe_read.get(&load)?;
-                let p = self.pipelined.get(&load)?;
-                let mut st = p.staged.clone();
-                st.pipelined = true;
-                Some((st, read, p.buffer_bytes / elem_bytes))
+                if !matches!(self.func.kind(load), OpKind::LocalLoad) {
+                    return None;
+                }
+                let view = self.views.get(&self.func.op(load).operands()[0])?;
+                let read = view.index?;
+                Some((view.staged(i, elem_bytes), read, view.stride_elems))
             })
             .collect();
         // A is [m, k]: its outer dim is 0; B is [k, n]: its outer dim is 1.
-        let mut a_stage = stage(&layouts[0], 0, [m, k], elem_bytes, row_elems, 0);
+        let mut a_stage = stage(&layouts[0], 0, [m, k], elem_bytes, 0);
         let a_scratch = !a_in_registers && piped[0].is_none();
         let b_start = if a_scratch {
             a_stage.bytes.next_multiple_of(128)
         } else {
             0
         };
-        let mut b_stage = stage(&layouts[1], 1, [k, n], elem_bytes, row_elems, b_start);
+        let mut b_stage = stage(&layouts[1], 1, [k, n], elem_bytes, b_start);
         let b_scratch = piped[1].is_none();
         if a_scratch || b_scratch {
             let end = if b_scratch { b_start + b_stage.bytes } else { b_start };
@@ -486,36 +487,50 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     }
 }
 
-/// Where an operand of logical shape `dims` (A: `[m, k]`, B: `[k, n]`; `outer` is its
-/// M or N dim) is staged: K-contiguous rows unless it is a 16-bit type whose registers
-/// run along its M/N dim, rows padded by 16 bytes.
+/// Where operand `operand` (0: A as `[m, k]`, 1: B as `[k, n]`) of logical shape `dims`
+/// is staged in the scratch when it arrives in registers `linear`: in the shared layout
+/// `tritonc_ttgir::accelerate::operand_shared_layout` decides (the one the pipeline's
+/// buffers use).
 pub(super) fn stage(
     linear: &LinearLayout,
-    outer: usize,
+    operand: usize,
     dims: [u64; 2],
     elem_bytes: u64,
-    row_elems: u64,
     byte_offset: u64,
 ) -> Staged {
-    let inner = 1 - outer;
-    let along_outer = linear.contiguous_registers(outer) > linear.contiguous_registers(inner);
-    let trans = elem_bytes == 2 && along_outer;
-    // A tf32 B arriving N-contiguous: rows of N, padded by 8 words so the 4 K rows x 8
-    // columns a fragment load touches fall in 32 different banks.
-    let scalar = elem_bytes == 4 && outer == 1 && along_outer;
-    // The stored rows run along `fast`.
-    let fast = if trans || scalar { outer } else { inner };
-    let slow = 1 - fast;
-    let pitch = dims[fast] + if scalar { 8 } else { row_elems };
-    let mut strides = [0u64; 2];
-    strides[fast] = 1;
-    strides[slow] = pitch;
-    Staged {
-        byte_offset: byte_offset as u32,
-        strides,
-        trans,
-        bytes: dims[slow] * pitch * elem_bytes,
-        pipelined: false,
-        scalar,
+    let layout =
+        tritonc_ttgir::accelerate::operand_shared_layout(linear, operand, dims, elem_bytes);
+    Staged::from_layout(&layout, operand, dims, elem_bytes, byte_offset as u32, false)
+}
+
+impl Staged {
+    /// Operand `operand` of shape `dims` stored in `layout` (a padded row-major layout),
+    /// `byte_offset` bytes into the scratch (or, when `pipelined`, into shared memory).
+    pub(crate) fn from_layout(
+        layout: &SharedLayout,
+        operand: usize,
+        dims: [u64; 2],
+        elem_bytes: u64,
+        byte_offset: u32,
+        pipelined: bool,
+    ) -> Staged {
+        let outer = if operand == 0 { 0 } else { 1 };
+        // The stored rows run along `fast`.
+        let fast = layout.order[0] as usize;
+        let slow = 1 - fast;
+        let pitch = dims[fast] + layout.padding.map_or(0, |p| u64::from(p.pad));
+        let mut strides = [0u64; 2];
+        strides[fast] = 1;
+        strides[slow] = pitch;
+        Staged {
+            byte_offset,
+            strides,
+            // 16-bit rows along M or N: read with `ldmatrix.trans`.
+            trans: elem_bytes == 2 && fast == outer,
+            bytes: dims[slow] * pitch * elem_bytes,
+            pipelined,
+            // A 32-bit B stored N-contiguous: its fragments read a word at a time.
+            scalar: elem_bytes == 4 && outer == 1 && fast == outer,
+        }
     }
 }

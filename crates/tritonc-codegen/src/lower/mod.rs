@@ -13,6 +13,7 @@
 
 mod affine;
 mod atomic;
+mod buffers;
 mod control;
 mod debug;
 mod dot;
@@ -21,7 +22,6 @@ mod fp8;
 mod function;
 mod memory;
 mod mma;
-mod pipeline;
 mod reduce;
 mod scan;
 mod shape;
@@ -338,7 +338,8 @@ fn build_module<'c>(
     target: &NvptxTarget,
     options: &CompileOptions,
 ) -> Result<BuiltModule<'c>, CompileError> {
-    let gpu_options = GpuOptions::nvidia_sm(options.num_warps, target.sm);
+    let gpu_options =
+        GpuOptions::nvidia_sm(options.num_warps, target.sm).with_stages(options.num_stages);
     let layout_error = |e: tritonc_ttgir::TtgirError| CompileError {
         stage: CompileStage::Layouts,
         message: e.message,
@@ -408,7 +409,7 @@ fn build_module<'c>(
         message: e.to_string(),
         span: None,
     })?;
-    let limit = pipeline::shared_limit(target.sm);
+    let limit = tritonc_ttgir::shared_memory_per_block(target.sm);
     if u64::from(shared_bytes) > limit {
         return Err(CompileError {
             stage: CompileStage::Lowering,

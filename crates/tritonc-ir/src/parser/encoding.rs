@@ -29,7 +29,9 @@ impl Cursor<'_> {
             let at = self.pos;
             let name = self.alias_name()?;
             self.expect("=")?;
-            let alias = if self.looking_at("#ttg.swizzled_shared<") {
+            let alias = if self.looking_at("#ttg.swizzled_shared<")
+                || self.looking_at("#ttg.padded_shared<")
+            {
                 Alias::Shared(self.shared_layout()?)
             } else {
                 Alias::Distributed(self.layout()?)
@@ -178,7 +180,8 @@ impl Cursor<'_> {
         self.error("expected a layout (`#ttg.blocked<…>`, `#ttg.slice<…>` or `#ttg.nvidia_mma<…>`)")
     }
 
-    /// `#ttg.swizzled_shared<{vec = V, perPhase = P, maxPhase = M, order = [..]}>`.
+    /// `#ttg.swizzled_shared<{vec = V, perPhase = P, maxPhase = M, order = [..]}>` or
+    /// `#ttg.padded_shared<[I:+P] {order = [..]}>`.
     fn shared_layout(&mut self) -> PResult<SharedLayout> {
         if let Some((at, name)) = self.alias_use()? {
             return match self.aliases.get(&name) {
@@ -189,6 +192,17 @@ impl Cursor<'_> {
                 ),
                 None => self.error_at(at, format!("undefined alias `{name}`")),
             };
+        }
+        if self.eat("#ttg.padded_shared<[") {
+            let interval = self.u32()?;
+            self.expect(":")?;
+            self.expect("+")?;
+            let pad = self.u32()?;
+            self.expect("]")?;
+            self.expect("{")?;
+            let order = self.field_list("order")?;
+            self.expect("}>")?;
+            return Ok(SharedLayout::padded(order, interval, pad));
         }
         self.expect("#ttg.swizzled_shared<{")?;
         let vec = self.field_u32("vec")?;
@@ -204,6 +218,7 @@ impl Cursor<'_> {
             per_phase,
             max_phase,
             order,
+            padding: None,
         })
     }
 

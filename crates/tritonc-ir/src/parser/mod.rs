@@ -69,7 +69,7 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
     Ok(module)
 }
 
-/// `{"ttg.num-warps" = 4 : i32, …}` after `module attributes`: what the GPU IR was made
+/// `{"ttg.num-warps" = 4 : i32, "ttg.target" = "cuda:90", …}` after `module attributes`: what the GPU IR was made
 /// for, as Triton prints it. Checked for syntax and not kept (the passes' options carry
 /// these values).
 fn module_attributes(c: &mut Cursor<'_>) -> PResult<()> {
@@ -80,9 +80,14 @@ fn module_attributes(c: &mut Cursor<'_>) -> PResult<()> {
     loop {
         c.string()?;
         c.expect("=")?;
-        c.integer()?;
-        c.expect(":")?;
-        c.dtype()?;
+        if c.looking_at("\"") {
+            // `"ttg.target" = "cuda:90"`.
+            c.string()?;
+        } else {
+            c.integer()?;
+            c.expect(":")?;
+            c.dtype()?;
+        }
         if c.eat("}") {
             return Ok(());
         }

@@ -201,7 +201,8 @@ impl Verifier<'_> {
 /// Checks a type on its own: ranks, power-of-two dims, the element limit.
 pub(crate) fn check_type(ty: &Type) -> Result<(), String> {
     if let Type::MemDesc(m) = ty {
-        if m.shape.iter().any(|d| !d.is_power_of_two()) {
+        // A buffer's dims are a block's (powers of two); the buffer count is any number.
+        if m.buffer_shape().iter().any(|d| !d.is_power_of_two()) || m.shape.contains(&0) {
             return Err("shared buffer dims must be powers of two".into());
         }
         return m.layout.check(m.buffer_shape());

@@ -469,7 +469,11 @@ fn rule(
                 "changes only the encoding of a block".into()
             })
         }
-        LocalAlloc => {
+        LocalDealloc => {
+            arity(ops, res, 1, 0)?;
+            memdesc(ops[0], "the operand").map(|_| ())
+        }
+        LocalAlloc { .. } => {
             ensure(ops.len() <= 1 && res.len() == 1, || {
                 "takes an optional initial block and returns a buffer".into()
             })?;

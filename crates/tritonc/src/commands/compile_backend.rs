@@ -113,7 +113,8 @@ pub fn emit_ttgir(
         let options = tritonc_ttgir::GpuOptions::nvidia_sm(
             v.spec.options.num_warps,
             request.target.capability,
-        );
+        )
+        .with_stages(v.spec.options.num_stages);
         let gpu = tritonc_ttgir::lower_to_gpu_ir(&func, &options).map_err(|e| {
             let mut d = Diagnostic::error(
                 codes::BACKEND_UNSUPPORTED,

@@ -1,0 +1,119 @@
+//! `tritonc-pipeline-loops` and `tritonc-allocate-shared` from IR text.
+//!
+//! The inputs are the GPU IR of `fixtures/pipeline/k_loop.py` (a K loop feeding a
+//! tensor-core dot) before pipelining, as `--emit ttgir --num-stages 1` prints it:
+//!
+//! ```text
+//! tritonc compile crates/tritonc-ttgir/tests/fixtures/pipeline/k_loop.py \
+//!     --signature '*fp16:16, *fp16:16, *fp16:16, i32:16, 32, 32, 32' \
+//!     --target sm_80 --num-stages 1 --emit ttgir        # k_loop_32.ttgir
+//!     (the same with 64, 64, 64 and --target sm_86)      # k_loop_64.ttgir
+//! ```
+//!
+//! `k_loop_32.pipelined.ttgir` is the expected result with three stages, written out
+//! after it was read through: two buffers per operand, the prologue's copies of
+//! iteration 0, the loop carrying look-ahead pointers and the buffer index, the copies
+//! of iteration `i + 1` before the dot reads buffer `i mod 2`, the drain after the loop.
+
+use tritonc_ir::{parse_module, verify_function, Function, OpKind};
+use tritonc_ttgir::*;
+
+fn fixture(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/pipeline")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn parse(name: &str) -> Function {
+    let mut m = parse_module(&fixture(name)).unwrap();
+    m.functions.remove(0)
+}
+
+/// Runs the two passes as the pass list does.
+fn pipeline(f: &mut Function, options: &GpuOptions) {
+    PipelineLoops.run(f, options).unwrap();
+    AllocateShared.run(f, options).unwrap();
+    verify_function(f).unwrap();
+    verify_encodings(f).unwrap();
+}
+
+fn count(f: &Function, pred: impl Fn(&OpKind) -> bool) -> usize {
+    f.walk().into_iter().filter(|&op| pred(f.kind(op))).count()
+}
+
+/// The leading (buffer) dim of every allocation.
+fn buffers(f: &Function) -> Vec<u64> {
+    f.walk()
+        .into_iter()
+        .filter(|&op| matches!(f.kind(op), OpKind::LocalAlloc { .. }))
+        .map(|op| f.value_type(f.op(op).results()[0]).memdesc().unwrap().shape[0])
+        .collect()
+}
+
+#[test]
+fn three_stages_give_the_committed_pipelined_loop() {
+    let mut f = parse("k_loop_32.ttgir");
+    let options = GpuOptions::nvidia_sm(4, 80).with_stages(3);
+    pipeline(&mut f, &options);
+    assert_eq!(print_gpu_module(&f, &options), fixture("k_loop_32.pipelined.ttgir"));
+}
+
+#[test]
+fn the_pipelined_text_parses_verifies_and_prints_back() {
+    let text = fixture("k_loop_32.pipelined.ttgir");
+    let f = parse("k_loop_32.pipelined.ttgir");
+    verify_function(&f).unwrap();
+    verify_encodings(&f).unwrap();
+    let options = GpuOptions::nvidia_sm(4, 80).with_stages(3);
+    assert_eq!(print_gpu_module(&f, &options), text);
+    // Two operands, two buffers each, at 0 and after the first allocation (32 rows of
+    // 32 + 8 fp16 = 2560 bytes per buffer).
+    assert_eq!(buffers(&f), vec![2, 2]);
+    assert!(text.contains("ttg.local_alloc {offset = 0 : i32}"));
+    assert!(text.contains("ttg.local_alloc {offset = 5120 : i32}"));
+    // One commit in the prologue and one per iteration; waits for one group in flight
+    // less than the buffers (S − 2 = 0) in the loop and for none after it.
+    assert_eq!(count(&f, |k| matches!(k, OpKind::AsyncCommitGroup)), 2);
+    assert_eq!(count(&f, |k| matches!(k, OpKind::AsyncWait { num: 0 })), 2);
+    assert_eq!(count(&f, |k| matches!(k, OpKind::AsyncCopyGlobalToLocal { .. })), 4);
+    assert_eq!(count(&f, |k| matches!(k, OpKind::LocalDealloc)), 2);
+    // The loads are gone: the dot reads the buffers.
+    assert_eq!(count(&f, |k| matches!(k, OpKind::Load { .. })), 0);
+    assert_eq!(count(&f, |k| matches!(k, OpKind::LocalLoad)), 2);
+}
+
+#[test]
+fn stages_follow_num_stages_and_the_target() {
+    // num_stages = 4 keeps three buffers per operand, waiting while one group is in
+    // flight.
+    let mut f = parse("k_loop_32.ttgir");
+    pipeline(&mut f, &GpuOptions::nvidia_sm(4, 80).with_stages(4));
+    assert_eq!(buffers(&f), vec![3, 3]);
+    assert_eq!(count(&f, |k| matches!(k, OpKind::AsyncWait { num: 1 })), 1);
+    assert_eq!(count(&f, |k| matches!(k, OpKind::AsyncCommitGroup)), 3);
+    // num_stages 1, and targets without cp.async (sm_75), are left alone.
+    for options in [
+        GpuOptions::nvidia_sm(4, 80).with_stages(1),
+        GpuOptions::nvidia_sm(4, 75).with_stages(3),
+    ] {
+        let mut f = parse("k_loop_32.ttgir");
+        let before = print_gpu_module(&f, &options);
+        pipeline(&mut f, &options);
+        assert_eq!(print_gpu_module(&f, &options), before);
+    }
+}
+
+#[test]
+fn buffers_shrink_to_the_targets_shared_memory() {
+    // 64 x 64 fp16 operands: 64 rows of 64 + 8 = 9216 bytes per buffer and operand. On
+    // sm_86 (99 KiB per block, 16 KiB kept for the rest) eight stages would need 7 x
+    // 18432 bytes: four buffers fit.
+    let mut f = parse("k_loop_64.ttgir");
+    pipeline(&mut f, &GpuOptions::nvidia_sm(4, 86).with_stages(8));
+    assert_eq!(buffers(&f), vec![4, 4]);
+    // sm_90 takes all seven.
+    let mut f = parse("k_loop_64.ttgir");
+    pipeline(&mut f, &GpuOptions::nvidia_sm(4, 90).with_stages(8));
+    assert_eq!(buffers(&f), vec![7, 7]);
+}
