@@ -36,8 +36,16 @@ impl Backend {
     /// Whether this build can launch through the backend (HIP needs the `hip` feature).
     pub fn is_built(self) -> bool {
         match self {
-            Backend::Cuda => true,
+            Backend::Cuda => cfg!(feature = "cuda"),
             Backend::Hip => cfg!(feature = "hip"),
+        }
+    }
+
+    /// The cargo feature of this crate that builds the backend.
+    pub fn feature(self) -> &'static str {
+        match self {
+            Backend::Cuda => "cuda",
+            Backend::Hip => "hip",
         }
     }
 

@@ -25,7 +25,14 @@ pub struct Device {
 impl Device {
     /// Whether libcuda can be loaded on this machine (no driver call is made).
     pub fn driver_present() -> bool {
-        crate::cuda::driver_present()
+        #[cfg(feature = "cuda")]
+        {
+            crate::cuda::driver_present()
+        }
+        #[cfg(not(feature = "cuda"))]
+        {
+            false
+        }
     }
 
     /// Opens GPU `ordinal` of the [`default_backend`] (CUDA unless
@@ -40,9 +47,17 @@ impl Device {
     /// Opens GPU `ordinal` through `backend`. HIP in a build without the `hip` feature is
     /// [`RuntimeError::BackendNotBuilt`]; HIP without an AMD GPU or its runtime is
     /// [`RuntimeError::NoHipDevice`].
+    // Built with neither backend, every arm returns an error.
+    #[cfg_attr(
+        not(any(feature = "cuda", feature = "hip")),
+        allow(unreachable_code, unused_variables)
+    )]
     pub fn open_on(backend: Backend, ordinal: usize) -> Result<Device, RuntimeError> {
         let (info, api) = match backend {
+            #[cfg(feature = "cuda")]
             Backend::Cuda => crate::cuda::open(ordinal)?,
+            #[cfg(not(feature = "cuda"))]
+            Backend::Cuda => return Err(RuntimeError::BackendNotBuilt { backend }),
             #[cfg(feature = "hip")]
             Backend::Hip => crate::hip::open(ordinal)?,
             #[cfg(not(feature = "hip"))]

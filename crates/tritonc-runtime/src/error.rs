@@ -51,9 +51,14 @@ pub enum RuntimeError {
     },
     /// The bundle needs a backend this build does not have.
     #[error(
-        "this build has no {backend} launcher for {vendor} GPUs: build with the `hip` cargo \
-         feature (`--features hip`; it links libamdhip64: Debian's `libamdhip64-dev`)",
-        vendor = backend.vendor()
+        "this build has no {backend} launcher for {vendor} GPUs: build with the `{feature}` \
+         cargo feature{how}",
+        vendor = backend.vendor(),
+        feature = backend.feature(),
+        how = match backend {
+            Backend::Hip => " (`--features hip`; it links libamdhip64: Debian's `libamdhip64-dev`)",
+            Backend::Cuda => " (on by default; it uses cudarc, which loads libcuda at run time)",
+        }
     )]
     BackendNotBuilt {
         /// The backend asked for.

@@ -47,6 +47,7 @@
 mod args;
 mod backend;
 mod check;
+#[cfg(feature = "cuda")]
 mod cuda;
 mod device;
 mod error;

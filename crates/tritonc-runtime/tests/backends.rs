@@ -113,7 +113,7 @@ fn targets_name_their_backend() {
     assert_eq!(Backend::for_target("gfx942"), Some(Backend::Hip));
     assert_eq!(Backend::for_target("gfx90a"), Some(Backend::Hip));
     assert_eq!(Backend::for_target("rdna3"), None);
-    assert!(Backend::Cuda.is_built());
+    assert_eq!(Backend::Cuda.is_built(), cfg!(feature = "cuda"));
     assert_eq!(Backend::Hip.is_built(), cfg!(feature = "hip"));
 }
 
@@ -264,6 +264,24 @@ fn a_backend_missing_from_the_build_is_not_implemented() {
     assert!(text.contains("`--features hip`"), "{text}");
     if !Backend::Hip.is_built() {
         let err = Device::open_on(Backend::Hip, 0).unwrap_err();
+        assert!(matches!(err, RuntimeError::BackendNotBuilt { .. }), "{err}");
+    }
+}
+
+#[test]
+fn a_build_without_the_cuda_feature_says_which_feature_launches_nvidia_bundles() {
+    let err = RuntimeError::BackendNotBuilt {
+        backend: Backend::Cuda,
+    };
+    assert_eq!(err.exit_code(), 4);
+    assert_eq!(
+        err.to_string(),
+        "this build has no CUDA launcher for NVIDIA GPUs: build with the `cuda` cargo feature \
+         (on by default; it uses cudarc, which loads libcuda at run time)"
+    );
+    if !Backend::Cuda.is_built() {
+        assert!(!Device::driver_present());
+        let err = Device::open_on(Backend::Cuda, 0).unwrap_err();
         assert!(matches!(err, RuntimeError::BackendNotBuilt { .. }), "{err}");
     }
 }
