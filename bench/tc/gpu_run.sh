@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The tensor-core checks on a GPU host, over a directory DIR prepared here:
-#   DIR/tritonc        the slim runner (cargo build --release -p tritonc --no-default-features)
+#   DIR/tritonc        the slim runner (cargo build --release -p tritonc --no-default-features
+#                      --target-dir target/slim)
 #   DIR/bench/         bench/tc/prepare.py --out DIR/bench
 #   DIR/verify/NAME/   tritonc compile --spec SPEC --target sm_90 -o DIR/verify/NAME, for the
 #                      specs of tests/tensor_cores/ and the dot examples

@@ -47,6 +47,13 @@ pub enum CodegenError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// ptxas could not give a result otherwise: a bound was hit, it crashed, it wrote
+    /// no cubin, or the program is shutting down.
+    #[error("{0}")]
+    Ptxas(tritonc_toolchain::PtxasError),
+    /// `TRITONC_PTXAS_TIMEOUT` or `TRITONC_PTXAS_MEMORY` is malformed.
+    #[error("{0}")]
+    PtxasBounds(String),
     /// ptxas rejected the PTX.
     #[error("ptxas -arch={arch} rejected the PTX:\n{stderr}")]
     PtxasRejected {

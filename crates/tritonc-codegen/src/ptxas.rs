@@ -1,11 +1,9 @@
 //! Running NVIDIA's `ptxas` on generated PTX: the real validator of PTX, and the source
 //! of register and shared-memory figures (`-v`).
 
-use std::{
-    path::{Path, PathBuf},
-    process::Command,
-    sync::atomic::{AtomicU64, Ordering},
-};
+use std::path::{Path, PathBuf};
+
+use tritonc_toolchain::Bounds;
 
 use crate::error::CodegenError;
 
@@ -20,7 +18,7 @@ pub struct PtxasReport {
     pub log: String,
 }
 
-/// A ptxas executable.
+/// A ptxas executable, run through `tritonc_toolchain`'s driver (bounded, cleaned up).
 #[derive(Clone, Debug)]
 pub struct Ptxas {
     path: PathBuf,
@@ -33,13 +31,17 @@ impl Ptxas {
     }
 
     /// ptxas named by `TRITONC_PTXAS`, else `.tools/cuda/bin/ptxas` under `root` (where
-    /// scripts/install-deps.sh puts it), else none.
+    /// scripts/install-deps.sh puts it), else wherever `tritonc_toolchain::locate` finds
+    /// one, else none.
     pub fn locate(root: &Path) -> Option<Self> {
         if let Some(path) = std::env::var_os("TRITONC_PTXAS") {
             return Some(Self::at(path));
         }
         let installed = root.join(".tools/cuda/bin/ptxas");
-        installed.is_file().then(|| Self::at(installed))
+        if installed.is_file() {
+            return Some(Self::at(installed));
+        }
+        tritonc_toolchain::locate::find_ptxas().map(Self::at)
     }
 
     /// The executable's path.
@@ -47,43 +49,22 @@ impl Ptxas {
         &self.path
     }
 
-    /// Assembles `ptx` for `arch` (e.g. `sm_90`) with `-v`, discarding the cubin.
+    /// Assembles `ptx` for `arch` (e.g. `sm_90`) with `-v`, discarding the cubin, under
+    /// the bounds `TRITONC_PTXAS_TIMEOUT` and `TRITONC_PTXAS_MEMORY` set.
     pub fn check(&self, ptx: &str, arch: &str) -> Result<PtxasReport, CodegenError> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let stem = format!(
-            "tritonc-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let dir = std::env::temp_dir();
-        let input = dir.join(format!("{stem}.ptx"));
-        let output = dir.join(format!("{stem}.cubin"));
-        let spawn_error = |source| CodegenError::PtxasSpawn {
-            path: self.path.clone(),
-            source,
-        };
-        std::fs::write(&input, ptx).map_err(spawn_error)?;
-        let result = Command::new(&self.path)
-            .arg(format!("-arch={arch}"))
-            .arg("-v")
-            .arg(&input)
-            .arg("-o")
-            .arg(&output)
-            .output();
-        let _ = std::fs::remove_file(&input);
-        let _ = std::fs::remove_file(&output);
-        let result = result.map_err(spawn_error)?;
-        let log = format!(
-            "{}{}",
-            String::from_utf8_lossy(&result.stdout),
-            String::from_utf8_lossy(&result.stderr)
-        );
-        if !result.status.success() {
-            return Err(CodegenError::PtxasRejected {
+        let bounds = Bounds::from_env().map_err(CodegenError::PtxasBounds)?;
+        let driver = tritonc_toolchain::Ptxas::new(&self.path, bounds);
+        let assembled = driver.assemble(ptx, arch).map_err(|e| match e {
+            tritonc_toolchain::PtxasError::Spawn { path, source } => {
+                CodegenError::PtxasSpawn { path, source }
+            }
+            tritonc_toolchain::PtxasError::Failed { log, .. } => CodegenError::PtxasRejected {
                 arch: arch.to_owned(),
                 stderr: log,
-            });
-        }
+            },
+            other => CodegenError::Ptxas(other),
+        })?;
+        let log = assembled.log;
         Ok(PtxasReport {
             registers: number_before(&log, " registers"),
             shared_bytes: number_before(&log, " bytes smem"),

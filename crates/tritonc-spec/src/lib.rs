@@ -8,6 +8,7 @@
 //! specialization is derived from the actual arguments as Triton's launcher does.
 
 pub mod codes;
+pub mod files;
 mod init;
 pub mod npy;
 pub mod parse;

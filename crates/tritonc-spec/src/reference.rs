@@ -72,7 +72,7 @@ pub fn check_references(
         let error = |code, msg: String| {
             Diagnostic::error(code, msg).with_primary(ts.span, "the reference's tensor")
         };
-        let bytes = match std::fs::read(path) {
+        let bytes = match crate::files::read_regular(path) {
             Ok(b) => b,
             Err(e) => {
                 errors.push(error(

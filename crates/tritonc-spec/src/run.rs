@@ -185,7 +185,7 @@ fn host_tensor(t: &TensorArg) -> Constexpr {
 }
 
 fn read_file(path: &Path, span: Span) -> Result<Vec<u8>, Diagnostic> {
-    std::fs::read(path).map_err(|e| {
+    crate::files::read_regular(path).map_err(|e| {
         err(
             codes::UNREADABLE_FILE,
             span,
@@ -486,7 +486,7 @@ fn prepare_with(
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let kernel_path = base_dir.join(&spec.kernel_file);
-    let text = std::fs::read_to_string(&kernel_path).map_err(|e| {
+    let text = crate::files::read_regular_to_string(&kernel_path).map_err(|e| {
         vec![err(
             codes::UNREADABLE_FILE,
             Span::new(spec.span.file, 0, 0),
@@ -834,7 +834,7 @@ pub fn run_spec_file(
     sources: &mut SourceMap,
     opts: &InterpOptions,
 ) -> Result<RunOutcome, Vec<Diagnostic>> {
-    let text = std::fs::read_to_string(spec_path).map_err(|e| {
+    let text = crate::files::read_regular_to_string(spec_path).map_err(|e| {
         vec![Diagnostic::error(
             codes::UNREADABLE_FILE,
             format!("cannot read `{}`: {e}", spec_path.display()),

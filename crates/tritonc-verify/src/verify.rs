@@ -24,7 +24,7 @@ pub struct VerifySpec {
 
 /// Reads and parses a spec file (adding it to `sources`).
 pub fn load_spec(path: &Path, sources: &mut SourceMap) -> Result<VerifySpec, Vec<Diagnostic>> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = tritonc_spec::files::read_regular_to_string(path).map_err(|e| {
         vec![Diagnostic::error(
             tritonc_spec::codes::UNREADABLE_FILE,
             format!("cannot read `{}`: {e}", path.display()),

@@ -4,9 +4,6 @@
 //! Without the `mlir` feature every entry point answers [`BackendError::Unavailable`]
 //! (exit 4): the slim runner consumes bundles compiled elsewhere.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use tritonc_bundle::{Bundle, PtxasReport};
 use tritonc_diagnostics::{Diagnostic, SourceMap};
 use tritonc_ir::Function;
@@ -15,6 +12,7 @@ use tritonc_sema::Specialization;
 use crate::cache::{CacheKey, CachedCode, KernelCache, KeyInputs, Lookup, Toolchain};
 use crate::codes;
 use crate::target::Target;
+use tritonc_toolchain::Ptxas;
 
 /// How to compile.
 #[derive(Debug, Clone, Copy)]
@@ -37,8 +35,12 @@ pub enum BackendError {
     /// The back end produced code its own checks or ptxas reject: a bug (exit 70).
     Internal(String),
     /// The environment stopped the compile: ptxas cannot be run, or its scratch
-    /// directory cannot be made (exit 2).
+    /// directory cannot be made, or its bounds are malformed (exit 2).
     Environment(Diagnostic),
+    /// ptxas ran past its time or memory bound (exit 5).
+    Bound(Diagnostic),
+    /// The process is shutting down (SIGINT/SIGTERM): ptxas was stopped.
+    Interrupted,
 }
 
 /// Whether this build has the MLIR back end.
@@ -84,7 +86,8 @@ pub struct Compiled {
 #[derive(Debug)]
 pub struct Backend {
     options: BackendOptions,
-    ptxas: Option<PathBuf>,
+    /// ptxas when a cubin is asked for and one is found (`Err`: its bounds are malformed).
+    ptxas: Option<Result<Ptxas, String>>,
     cache: Option<(KernelCache, Toolchain)>,
 }
 
@@ -92,14 +95,18 @@ impl Backend {
     /// The back end for `options`, reading and writing `cache` when given (the toolchain
     /// is identified now, once: it is part of every key).
     pub fn new(options: BackendOptions, cache: Option<KernelCache>) -> Backend {
-        let ptxas = if options.cubin { ptxas_path() } else { None };
+        let ptxas = if options.cubin {
+            tritonc_toolchain::locate::find_ptxas()
+        } else {
+            None
+        };
         let cache = cache.map(|c| {
             let toolchain = Toolchain::detect(ptxas.as_deref(), Some(&c.toolchain_dir()));
             (c, toolchain)
         });
         Backend {
             options,
-            ptxas,
+            ptxas: ptxas.map(Ptxas::with_env_bounds),
             cache,
         }
     }
@@ -171,9 +178,11 @@ impl Backend {
     /// Why the bundle has no cubin although one was asked for.
     fn note(&self) -> Option<String> {
         (self.options.cubin && self.ptxas.is_none()).then(|| {
-            "ptxas not found ($TRITONC_PTXAS, PATH, $CUDA_HOME/bin, .tools/cuda/bin): the \
-             bundle carries PTX only, which the driver compiles at load"
-                .to_string()
+            format!(
+                "ptxas not found ({}): the bundle carries PTX only, which the driver compiles \
+                 at load",
+                tritonc_toolchain::locate::PTXAS_SEARCH
+            )
         })
     }
 
@@ -205,9 +214,17 @@ impl Backend {
             ptx = ptx.replacen(&plain, &format!(".target {}", target.name), 1);
         }
         let (cubin, ptxas) = match &self.ptxas {
-            Some(ptxas) => {
+            Some(Ok(ptxas)) => {
                 let (cubin, report) = assemble(ptxas, &ptx, target.name)?;
                 (Some(cubin), Some(report))
+            }
+            Some(Err(malformed)) => {
+                return Err(BackendError::Environment(
+                    Diagnostic::error(codes::PTXAS_BOUND, malformed.clone()).with_help(
+                        "the time bound is seconds (`600`, `90s`, `10m`), the memory bound a \
+                         size (`16G`, `512M`); `none` removes a bound",
+                    ),
+                ))
             }
             None => (None, None),
         };
@@ -426,126 +443,52 @@ fn with_context<R>(f: impl FnOnce(&melior::Context) -> R) -> R {
     CONTEXT.with(|context| f(context))
 }
 
-/// ptxas: `$TRITONC_PTXAS`, else `ptxas` on `PATH`, else `$CUDA_HOME/bin/ptxas`, else
-/// `.tools/cuda/bin/ptxas` (scripts/install-deps.sh) in this directory or one above.
-pub fn ptxas_path() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("TRITONC_PTXAS") {
-        return Some(PathBuf::from(p));
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let p = dir.join("ptxas");
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    if let Some(home) = std::env::var_os("CUDA_HOME") {
-        let p = PathBuf::from(home).join("bin/ptxas");
-        if p.is_file() {
-            return Some(p);
-        }
-    }
-    let cwd = std::env::current_dir().ok()?;
-    cwd.ancestors()
-        .map(|d| d.join(".tools/cuda/bin/ptxas"))
-        .find(|p| p.is_file())
-}
-
-/// Runs `ptxas -arch=ARCH -v` on `ptx`; returns the cubin and the `-v` report.
+/// Runs `ptxas -arch=ARCH -v` on `ptx` through the one ptxas driver
+/// (`tritonc_toolchain::Ptxas`: a scratch directory of its own, the time and memory
+/// bounds, killed on shutdown); returns the cubin and the `-v` report.
 ///
-/// Each call works in a directory of its own (calls run in parallel), and ptxas runs in
-/// it on `kernel.ptx`, so that the file names in its messages, which the report keeps,
-/// are the same on every run; so is the report, which drops ptxas's timing line. A
-/// ptxas that cannot be run or a scratch directory that cannot be made is
-/// [`BackendError::Environment`]; PTX that ptxas rejects is [`BackendError::Internal`].
+/// The report drops ptxas's timing line, so it is the same on every run. A ptxas that
+/// cannot be run or a scratch directory that cannot be made is
+/// [`BackendError::Environment`]; a bound hit is [`BackendError::Bound`]; PTX that
+/// ptxas rejects, a crash or a missing cubin is [`BackendError::Internal`].
 pub fn assemble(
-    ptxas: &Path,
+    ptxas: &Ptxas,
     ptx: &str,
     arch: &str,
 ) -> Result<(Vec<u8>, PtxasReport), BackendError> {
-    let temp = std::env::temp_dir();
-    let dir = fresh_dir(&temp, "tritonc-ptxas").map_err(|e| {
-        BackendError::Environment(Diagnostic::error(
-            codes::CANNOT_WRITE_OUTPUT,
-            format!(
-                "cannot create a scratch directory for ptxas in {}: {e}",
-                temp.display()
-            ),
-        ))
-    })?;
-    // A relative path with a directory part is relative to where tritonc started, not
-    // to the scratch directory ptxas runs in; a bare name is looked up on PATH.
-    let ptxas = if ptxas.is_relative() && ptxas.components().count() > 1 {
-        std::env::current_dir()
-            .map(|d| d.join(ptxas))
-            .unwrap_or_else(|_| ptxas.to_path_buf())
-    } else {
-        ptxas.to_path_buf()
-    };
-    let result = std::fs::write(dir.join("kernel.ptx"), ptx)
-        .map_err(|e| {
-            Diagnostic::error(
-                codes::CANNOT_WRITE_OUTPUT,
-                format!("cannot write {}: {e}", dir.join("kernel.ptx").display()),
-            )
-        })
-        .and_then(|()| {
-            Command::new(&ptxas)
-                .current_dir(&dir)
-                .arg(format!("-arch={arch}"))
-                .arg("-v")
-                .arg("kernel.ptx")
-                .arg("-o")
-                .arg("kernel.cubin")
-                .output()
-                .map_err(|e| {
-                    let code = if e.kind() == std::io::ErrorKind::NotFound {
-                        codes::PATH_NOT_FOUND
-                    } else {
-                        codes::UNREADABLE_FILE
-                    };
-                    Diagnostic::error(code, format!("cannot run `{}`: {e}", ptxas.display()))
-                        .with_help(
-                            "point TRITONC_PTXAS at ptxas, or unset it to search PATH, \
-                             $CUDA_HOME/bin and .tools/cuda/bin",
-                        )
-                })
-        });
-    let cubin = std::fs::read(dir.join("kernel.cubin"));
-    let _ = std::fs::remove_dir_all(&dir);
-    let result = result.map_err(BackendError::Environment)?;
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&result.stdout),
-        String::from_utf8_lossy(&result.stderr)
-    );
-    if !result.status.success() {
-        return Err(BackendError::Internal(format!(
-            "ptxas rejected the generated PTX for {arch}:\n{log}"
-        )));
-    }
-    let cubin = cubin.map_err(|e| BackendError::Internal(format!("ptxas wrote no cubin: {e}")))?;
-    Ok((cubin, PtxasReport::parse(&reproducible_log(&log))))
-}
-
-/// Creates a directory under `parent` (made if missing) that no other compile uses:
-/// `PREFIX-PID-N` for the first `N` not taken. One that exists already (left by an
-/// earlier process of the same id, or made by a process of another PID namespace that
-/// shares `parent`) is skipped, never shared: two compiles in one directory would
-/// assemble each other's PTX.
-fn fresh_dir(parent: &Path, prefix: &str) -> std::io::Result<PathBuf> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    std::fs::create_dir_all(parent)?;
-    loop {
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = parent.join(format!("{prefix}-{}-{n}", std::process::id()));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
+    use tritonc_toolchain::PtxasError;
+    let assembled = ptxas.assemble(ptx, arch).map_err(|e| match e {
+        PtxasError::Spawn { ref source, .. } => {
+            let code = if source.kind() == std::io::ErrorKind::NotFound {
+                codes::PATH_NOT_FOUND
+            } else {
+                codes::UNREADABLE_FILE
+            };
+            BackendError::Environment(Diagnostic::error(code, e.to_string()).with_help(
+                "point TRITONC_PTXAS at ptxas, or unset it to search beside tritonc, \
+                 $CUDA_HOME/bin, PATH and /usr/local/cuda/bin",
+            ))
         }
-    }
+        PtxasError::Scratch { .. } => BackendError::Environment(Diagnostic::error(
+            codes::CANNOT_WRITE_OUTPUT,
+            e.to_string(),
+        )),
+        PtxasError::TimedOut { .. } | PtxasError::OutOfMemory { .. } => BackendError::Bound(
+            Diagnostic::error(codes::PTXAS_BOUND, e.to_string()).with_help(
+                "a kernel this large is usually a block size larger than meant; \
+                 `tritonc rule E0515` explains the bounds",
+            ),
+        ),
+        PtxasError::Interrupted => BackendError::Interrupted,
+        PtxasError::Failed { log, .. } => BackendError::Internal(format!(
+            "ptxas rejected the generated PTX for {arch}:\n{log}"
+        )),
+        PtxasError::Crashed { .. } | PtxasError::NoCubin { .. } => {
+            BackendError::Internal(e.to_string())
+        }
+    })?;
+    let report = PtxasReport::parse(&reproducible_log(&assembled.log));
+    Ok((assembled.cubin, report))
 }
 
 /// ptxas's report without its timing line (`Compile time = 3.1 ms`), which would make
@@ -611,7 +554,10 @@ impl tritonc_verify::BundleSource for CompilingSource {
         .map(|c| c.bundle)
         .map_err(|e| match e {
             BackendError::Unavailable(m) | BackendError::Internal(m) => m,
-            BackendError::Unsupported(d) | BackendError::Environment(d) => d.message,
+            BackendError::Unsupported(d) | BackendError::Environment(d) | BackendError::Bound(d) => {
+                d.message
+            }
+            BackendError::Interrupted => "interrupted".to_string(),
         })?;
         self.compiled.insert(key, bundle.clone());
         Ok(vec![bundle])
@@ -683,33 +629,6 @@ mod tests {
         let input = tritonc_verify::load_spec(&path, &mut sources).expect("the spec loads");
         tritonc_verify::PreparedCase::prepare(&input.spec, &path, &mut sources)
             .expect("the spec prepares")
-    }
-
-    #[test]
-    fn a_scratch_directory_that_exists_already_is_never_reused() {
-        let parent = std::env::temp_dir().join(format!("tritonc-fresh-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&parent);
-        let first = fresh_dir(&parent, "t").expect("the temp dir is writable");
-        let n: u64 = first
-            .to_string_lossy()
-            .rsplit('-')
-            .next()
-            .and_then(|n| n.parse().ok())
-            .expect("the name ends in its number");
-        // The names the next calls would take, made by someone else, with a file inside.
-        for m in n + 1..n + 65 {
-            let taken = parent.join(format!("t-{}-{m}", std::process::id()));
-            std::fs::create_dir(&taken).expect("the scratch parent is writable");
-            std::fs::write(taken.join("kernel.ptx"), "theirs").expect("writable");
-        }
-        let second = fresh_dir(&parent, "t").expect("the temp dir is writable");
-        assert_ne!(first, second);
-        assert!(
-            !second.join("kernel.ptx").exists(),
-            "{} belongs to someone else",
-            second.display()
-        );
-        let _ = std::fs::remove_dir_all(&parent);
     }
 
     #[test]

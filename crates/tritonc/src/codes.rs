@@ -7,7 +7,7 @@ use tritonc_diagnostics::{Code, CodeCatalog, CodeDoc, CodeRegistry};
 
 /// A path named on the command line does not exist.
 pub const PATH_NOT_FOUND: Code = Code("E0501");
-/// A directory (or other non-file) where a file is required.
+/// A directory, FIFO, socket or device where a regular file is required.
 pub const NOT_A_FILE: Code = Code("E0502");
 /// The file exists but cannot be read.
 pub const UNREADABLE_FILE: Code = Code("E0503");
@@ -33,6 +33,8 @@ pub const UNKNOWN_RULE_CODE: Code = Code("E0512");
 pub const NO_PYTHON_FILES: Code = Code("E0513");
 /// An output file or directory cannot be written.
 pub const CANNOT_WRITE_OUTPUT: Code = Code("E0514");
+/// ptxas ran past its time or memory bound, or a bound's variable is malformed.
+pub const PTXAS_BOUND: Code = Code("E0515");
 /// The requested feature is not available in this build.
 pub const NOT_IMPLEMENTED: Code = Code("E0590");
 /// The back end cannot lower the kernel yet.
@@ -86,7 +88,10 @@ tritonc lint kernels/
         summary: "a directory was given where a file is required",
         explanation: "\
 `tritonc compile` works on one Python file; it was given a directory (or a special file).
-`tritonc lint` is the command that walks directories.
+`tritonc lint` is the command that walks directories. A FIFO, socket or device named on
+the command line (`mkfifo k.py`, a process substitution `<(…)`, `/dev/stdin` from a pipe)
+is refused at once, by `lint` and `compile` alike, rather than read: reading it could wait
+for a writer forever.
 
 ## Example
 
@@ -350,6 +355,35 @@ tritonc compile kernel.py --emit ttir -o /read-only/out
 ```sh
 tritonc compile kernel.py --emit ttir -o build/kernels
 ```
+",
+    },
+    CodeDoc {
+        code: PTXAS_BOUND,
+        name: "ptxas-bound",
+        summary: "ptxas ran past its time or memory bound",
+        explanation: "\
+ptxas, which assembles the PTX into a cubin, runs under a time bound (`TRITONC_PTXAS_TIMEOUT`,
+default 600 seconds) and a memory bound (`TRITONC_PTXAS_MEMORY`, its address space, default
+16 GiB). A ptxas past either is stopped, its files removed, and the compile ends with exit
+status 5. `ptxas --version`, which the compile cache asks, is given 10 seconds at most.
+The bounds are generous: large tensor-core kernels take ptxas minutes and gigabytes, but a
+kernel past them is nearly always a block size larger than meant (Triton allows up to 2^20
+elements, which ptxas may take many minutes over).
+
+The time bound is seconds (`600`, `2.5`) or with a unit (`90s`, `10m`, `1h`); the memory
+bound a size (`512M`, `16G`); `none` removes a bound. A malformed value is this code too,
+with exit status 2.
+
+## Example
+
+```text
+TRITONC_PTXAS_TIMEOUT=1 tritonc compile kernel.py --signature \"*fp32, 1048576\"
+error[E0515]: `ptxas -arch=sm_90` ran past its time bound of 1 s and was stopped
+```
+
+## Use instead
+
+Check the block sizes, or allow more: `TRITONC_PTXAS_TIMEOUT=30m TRITONC_PTXAS_MEMORY=64G`.
 ",
     },
     CodeDoc {

@@ -14,6 +14,11 @@ pub enum Exit {
     Unavailable,
     /// The feature is not implemented in this build.
     NotImplemented,
+    /// A child process (ptxas) ran past its time or memory bound.
+    ResourceLimit,
+    /// SIGINT or SIGTERM arrived: children are killed and the process ends by the signal
+    /// (the shell sees 130 or 143); this status is the fallback.
+    Interrupted,
     /// A bug in tritonc (an internal invariant broke; the panic hook reports it).
     InternalError,
 }
@@ -27,6 +32,8 @@ impl Exit {
             Exit::InputError => 2,
             Exit::Unavailable => 3,
             Exit::NotImplemented => 4,
+            Exit::ResourceLimit => 5,
+            Exit::Interrupted => 130,
             Exit::InternalError => 70,
         }
     }
@@ -40,8 +47,10 @@ impl Exit {
                 Exit::Findings => 1,
                 Exit::NotImplemented => 2,
                 Exit::Unavailable => 3,
-                Exit::InputError => 4,
-                Exit::InternalError => 5,
+                Exit::ResourceLimit => 4,
+                Exit::InputError => 5,
+                Exit::InternalError => 6,
+                Exit::Interrupted => 7,
             }
         }
         if rank(other) > rank(self) {
@@ -70,6 +79,8 @@ mod tests {
             (Exit::InputError, 2),
             (Exit::Unavailable, 3),
             (Exit::NotImplemented, 4),
+            (Exit::ResourceLimit, 5),
+            (Exit::Interrupted, 130),
             (Exit::InternalError, 70),
         ];
         for (exit, code) in table {

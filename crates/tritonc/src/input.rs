@@ -8,9 +8,10 @@ use tritonc_diagnostics::{Diagnostic, FileId, SourceMap, Span};
 
 use crate::codes;
 
-/// Reads `path` as UTF-8 text and adds it to `sources`.
+/// Reads `path` as UTF-8 text and adds it to `sources`. Only a regular file is read: a
+/// FIFO, socket or device is refused at once (`E0502`), never waited on.
 pub fn read_source(path: &Path, sources: &mut SourceMap) -> Result<FileId, Diagnostic> {
-    add_source(path, std::fs::read(path), sources)
+    add_source(path, tritonc_spec::files::read_regular(path), sources)
 }
 
 /// Adds the result of reading `path` to `sources`. Failures are `E05xx` diagnostics; a
@@ -46,6 +47,12 @@ pub fn read_error(path: &Path, err: &std::io::Error) -> Diagnostic {
     match err.kind() {
         ErrorKind::NotFound => path_not_found(path),
         ErrorKind::IsADirectory => not_a_file(path),
+        // tritonc_spec::files::read_regular: a FIFO, socket or device.
+        ErrorKind::InvalidInput => Diagnostic::error(
+            codes::NOT_A_FILE,
+            format!("`{shown}` is {err}"),
+        )
+        .with_help("name a regular file: a FIFO or device is refused rather than waited on"),
         _ if path.is_dir() => not_a_file(path),
         _ => Diagnostic::error(
             codes::UNREADABLE_FILE,

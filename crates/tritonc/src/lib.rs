@@ -24,7 +24,7 @@ use crate::output::Output;
 /// Runs the parsed command line and returns how the process should exit.
 pub fn run(cli: &Cli) -> Exit {
     let out = Output::from_cli(cli);
-    match &cli.command {
+    let exit = match &cli.command {
         Command::Compile(args) => commands::compile::run(args, &out),
         Command::Lint(args) => commands::lint::run(args, &out),
         Command::Run(args) => commands::run::run(args, &out),
@@ -32,5 +32,6 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Rule(args) => commands::rule::run(args, &out),
         Command::Server(args) => commands::server::run(args, &out),
         Command::Cache(args) => commands::cache::run(args, &out),
-    }
+    };
+    output::finish(exit)
 }

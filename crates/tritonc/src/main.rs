@@ -1,6 +1,7 @@
 //! `tritonc`: the command-line driver. Parses arguments, runs the command and maps its
 //! outcome to the exit-code table in [`tritonc::exit`].
 
+use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -16,6 +17,7 @@ fn main() -> ExitCode {
     install_panic_hook();
     // clap exits by itself: 2 for usage errors, 0 for --help and --version.
     let cli = Cli::parse();
+    handle_interruptions();
     match panic::catch_unwind(AssertUnwindSafe(|| tritonc::run(&cli))) {
         Ok(exit) => exit.into(),
         Err(_) => report_internal_error(),
@@ -44,16 +46,40 @@ fn install_panic_hook() {
     }));
 }
 
+/// SIGINT and SIGTERM: every ptxas still running is killed and its scratch directory
+/// removed (`tritonc_toolchain::shutdown`), then the process exits 128 + the signal (130,
+/// 143), as a shell reports a process the signal ended. The handler is the binary's: the
+/// libraries install none. The work happens on a thread of its own, not in the signal
+/// handler (which only wakes it).
+fn handle_interruptions() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    // The thread registers the handler itself: if it cannot be started, or cannot
+    // register, the signals keep their default action (the process ends, and ptxas, which
+    // dies with its parent, with it) rather than being swallowed.
+    let _ = std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(|| {
+            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+                return;
+            };
+            if let Some(signal) = signals.forever().next() {
+                tritonc_toolchain::shutdown();
+                std::process::exit(128 + signal);
+            }
+        });
+}
+
 fn report_internal_error() -> ExitCode {
     let message = LAST_PANIC
         .lock()
         .ok()
         .and_then(|mut last| last.take())
         .unwrap_or_else(|| "unknown panic".to_string());
-    eprintln!("internal error: {message}");
-    eprintln!(
-        "note: this is a bug in tritonc {}; please report it with the command line and the \
-         input file",
+    // Not eprintln!: it panics when stderr cannot be written (`2>/dev/full`).
+    let _ = writeln!(
+        std::io::stderr(),
+        "internal error: {message}\nnote: this is a bug in tritonc {}; please report it with \
+         the command line and the input file",
         env!("CARGO_PKG_VERSION")
     );
     ExitCode::from(Exit::InternalError.code())

@@ -1,10 +1,14 @@
 //! Where and how a command prints: diagnostics in the chosen format, summary lines.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 use tritonc_diagnostics::{render, Diagnostic, Format, SourceMap, TerminalOptions};
 
 use crate::cli::{Cli, ColorChoice};
+use crate::codes;
+use crate::exit::Exit;
 
 /// Which standard stream a command's diagnostics go to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,10 +74,79 @@ impl Output {
     }
 }
 
-/// Writes to a standard stream, ignoring a closed pipe (`tritonc lint | head`).
+/// Writes to a standard stream (and flushes it). A closed pipe (`tritonc lint | head`)
+/// ends the output quietly, as other Unix tools do: nothing more is written to that
+/// stream, and the command's exit status stands. Any other failure (a full disk:
+/// `> /dev/full`) is remembered, and [`finish`] turns it into exit status 2 with a message,
+/// so output is never lost silently.
 pub fn write_to(stream: Stream, text: &str) {
-    let _ = match stream {
-        Stream::Stdout => std::io::stdout().lock().write_all(text.as_bytes()),
-        Stream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
+    let state = state(stream);
+    if state.closed.load(Ordering::Relaxed) {
+        return;
+    }
+    let written = match stream {
+        Stream::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        }
+        Stream::Stderr => {
+            let mut err = std::io::stderr().lock();
+            err.write_all(text.as_bytes()).and_then(|()| err.flush())
+        }
     };
+    if let Err(e) = written {
+        state.closed.store(true, Ordering::Relaxed);
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            let mut failure = state
+                .failure
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            failure.get_or_insert_with(|| e.to_string());
+        }
+    }
+}
+
+/// What happened to one standard stream.
+struct StreamState {
+    /// Nothing more is written (the pipe closed, or a write failed).
+    closed: AtomicBool,
+    /// The first failure other than a closed pipe.
+    failure: Mutex<Option<String>>,
+}
+
+static STDOUT: StreamState = StreamState {
+    closed: AtomicBool::new(false),
+    failure: Mutex::new(None),
+};
+static STDERR: StreamState = StreamState {
+    closed: AtomicBool::new(false),
+    failure: Mutex::new(None),
+};
+
+fn state(stream: Stream) -> &'static StreamState {
+    match stream {
+        Stream::Stdout => &STDOUT,
+        Stream::Stderr => &STDERR,
+    }
+}
+
+/// The exit status of a command that returned `exit`, given what happened to its output:
+/// a failed write to stdout or stderr (other than a closed pipe) is an input/output error,
+/// exit 2, with a message on stderr (when stderr can still take it).
+pub fn finish(exit: Exit) -> Exit {
+    let failure = |stream: Stream| {
+        state(stream)
+            .failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    };
+    let (name, why) = match (failure(Stream::Stdout), failure(Stream::Stderr)) {
+        (Some(why), _) => ("standard output", why),
+        (None, Some(why)) => ("standard error", why),
+        (None, None) => return exit,
+    };
+    let message = format!("error[{}]: cannot write to {name}: {why}\n", codes::CANNOT_WRITE_OUTPUT);
+    let _ = std::io::stderr().lock().write_all(message.as_bytes());
+    exit.worst(Exit::InputError)
 }

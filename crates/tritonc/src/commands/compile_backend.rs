@@ -172,6 +172,9 @@ fn backend_failure(e: BackendError, sources: &SourceMap, out: &Output) -> Exit {
         ),
         BackendError::Unsupported(d) => (d, Exit::NotImplemented),
         BackendError::Environment(d) => (d, Exit::InputError),
+        BackendError::Bound(d) => (d, Exit::ResourceLimit),
+        // The process ends by the signal; nothing to say.
+        BackendError::Interrupted => return Exit::Interrupted,
         BackendError::Internal(m) => (
             Diagnostic::error(codes::INTERNAL_FAILURE, m),
             Exit::InternalError,
@@ -335,7 +338,7 @@ pub fn emit_code(
             Err(e) => return backend_failure(e, sources, out),
         };
         if let Some(note) = &compiled.note {
-            if emit_cubin || emit_c {
+            if options.cubin {
                 out.diagnostics(
                     Stream::Stderr,
                     &[Diagnostic::warning(codes::NOT_IMPLEMENTED, note.clone())],
@@ -624,6 +627,7 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
     }
     let mut results = results.into_iter();
     let mut exit = Exit::Success;
+    let mut warned_ptx_only = false;
     for ((name, count), sources) in summaries.iter().zip(&spec_sources) {
         let mut failed = false;
         let mut from_cache = 0;
@@ -636,6 +640,14 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
             match result {
                 Ok(c) => {
                     from_cache += usize::from(c.cache == CacheUse::Hit);
+                    if let Some(note) = c.note.as_ref().filter(|_| !warned_ptx_only) {
+                        warned_ptx_only = true;
+                        out.diagnostics(
+                            Stream::Stderr,
+                            &[Diagnostic::warning(codes::NOT_IMPLEMENTED, note.clone())],
+                            sources,
+                        );
+                    }
                     if let Err(d) = write_bundle(&c, &dir, out) {
                         out.diagnostics(Stream::Stderr, &[d], sources);
                         return Exit::InputError;

@@ -43,7 +43,7 @@ pub fn run(args: &LintArgs, out: &Output) -> Exit {
     let contents: Vec<(PathBuf, std::io::Result<Vec<u8>>)> = files
         .into_par_iter()
         .map(|path| {
-            let bytes = std::fs::read(&path);
+            let bytes = tritonc_spec::files::read_regular(&path);
             (path, bytes)
         })
         .collect();
@@ -273,7 +273,7 @@ impl<'a> ConfigResolver<'a> {
             has_error: false,
         };
         if let Some(path) = &args.config {
-            let loaded = match std::fs::read_to_string(path) {
+            let loaded = match tritonc_spec::files::read_regular_to_string(path) {
                 Ok(text) => {
                     let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
                     Settings::from_file(&absolute, &text).map(|s| {
@@ -633,7 +633,8 @@ fn collect_files(paths: &[PathBuf], errors: &mut Vec<Diagnostic>) -> Vec<PathBuf
         } else if path.is_dir() {
             walk_dir(path, &mut files, errors);
         } else if path.exists() {
-            // A special file (FIFO, socket): read it as given.
+            // A special file (FIFO, socket, device): reading it reports what it is
+            // (E0502) at once, without waiting for a writer.
             files.insert(path.clone());
         } else {
             errors.push(path_not_found(path));

@@ -2,7 +2,7 @@
 
 use crate::cli::ServerArgs;
 use crate::exit::Exit;
-use crate::output::Output;
+use crate::output::{write_to, Output, Stream};
 
 /// Runs `server` until the client sends `exit`.
 pub fn run(_args: &ServerArgs, _out: &Output) -> Exit {
@@ -12,7 +12,7 @@ pub fn run(_args: &ServerArgs, _out: &Output) -> Exit {
         // is what `Findings` maps to.
         Ok(tritonc_server::SessionEnd::ExitWithoutShutdown) => Exit::Findings,
         Err(err) => {
-            eprintln!("error: tritonc server: {err}");
+            write_to(Stream::Stderr, &format!("error: tritonc server: {err}\n"));
             Exit::InputError
         }
     }
