@@ -44,6 +44,9 @@ pub struct Settings {
     pub kernel_signatures: BTreeMap<String, String>,
     /// Kernel name → warps per program to compile it with (`tritonc compile`).
     pub kernel_num_warps: BTreeMap<String, u32>,
+    /// `triton-version`: the Triton language version kernels are compiled against (unset:
+    /// 3.6, or what the command line says).
+    pub triton_version: Option<tritonc_sema::TritonVersion>,
     /// The directory the configuration was found in (per-file-ignores are relative to it).
     pub root: Option<PathBuf>,
 }
@@ -152,6 +155,8 @@ struct KernelTable {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TritoncTable {
+    #[serde(rename = "triton-version")]
+    triton_version: Option<String>,
     lint: Option<LintTable>,
     kernels: Option<BTreeMap<String, KernelTable>>,
 }
@@ -211,7 +216,7 @@ impl Settings {
             value
         };
         let prefix = if is_pyproject { "tool.tritonc" } else { "" };
-        check_keys(&table, prefix, &["lint", "kernels"]).map_err(err)?;
+        check_keys(&table, prefix, &["triton-version", "lint", "kernels"]).map_err(err)?;
         if let Some(lint) = table.get("lint") {
             let name = join_key(prefix, "lint");
             check_keys(lint, &name, LINT_KEYS).map_err(err)?;
@@ -224,8 +229,16 @@ impl Settings {
             .try_into()
             .map_err(|e: toml::de::Error| err(e.to_string()))?;
         let lint = parsed.lint.unwrap_or_default();
+        let triton_version = match parsed.triton_version {
+            None => None,
+            Some(v) => Some(
+                v.parse::<tritonc_sema::TritonVersion>()
+                    .map_err(|e| err(format!("triton-version: {e}")))?,
+            ),
+        };
         let mut s = Settings {
             root: path.parent().map(Path::to_path_buf),
+            triton_version,
             ..Settings::default()
         };
         let selectors = |key: &str, list: Option<Vec<String>>| {
@@ -413,7 +426,7 @@ num_warps = 8
         let e = Settings::from_file(Path::new("/p/tritonc.toml"), "[lnt]\n").unwrap_err();
         assert_eq!(
             e.message,
-            "unknown key `lnt` at the top level; expected one of `lint`, `kernels`"
+            "unknown key `lnt` at the top level; expected one of `triton-version`, `lint`, `kernels`"
         );
         let e = Settings::from_file(
             Path::new("/p/tritonc.toml"),
@@ -590,5 +603,25 @@ num_warps = 8
         assert!(glob_match("kernels/[ab].py", "kernels/a.py"));
         assert!(!glob_match("kernels/[ab].py", "kernels/c.py"));
         assert!(!glob_match("tests/[", "tests/["));
+    }
+
+    #[test]
+    fn triton_version_is_read_and_checked() {
+        let p = Path::new("/p/pyproject.toml");
+        let s = Settings::from_file(p, "[tool.tritonc]\ntriton-version = \"3.8\"\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(s.triton_version, Some(tritonc_sema::TritonVersion::V3_8));
+        let e = Settings::from_file(p, "[tool.tritonc]\ntriton-version = \"3.10\"\n").unwrap_err();
+        assert!(
+            e.message
+                .starts_with("triton-version: unknown Triton version `3.10`"),
+            "{}",
+            e.message
+        );
+        let none = Settings::from_file(Path::new("/p/tritonc.toml"), "")
+            .unwrap()
+            .unwrap();
+        assert_eq!(none.triton_version, None);
     }
 }

@@ -64,9 +64,11 @@ pub mod promote;
 pub mod spec;
 pub mod symbolic;
 pub mod value;
+pub mod version;
 
 pub use codes::codes;
 pub use lower::{lower_kernel, lower_kernel_in, LowerCx, Lowered, ModuleScope};
 pub use project::{LoadedModule, ModuleLoader, Project};
 pub use spec::{ArgSpec, LaunchOptions, Specialization, SpecializationKey, Target};
 pub use value::{BlockPtrValue, Constexpr, SemaValue, TensorValue};
+pub use version::TritonVersion;

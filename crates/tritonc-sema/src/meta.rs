@@ -499,3 +499,26 @@ fn apply_heuristic(
         )
     })
 }
+
+/// Every name `def`'s body reads (calls, arguments, attribute bases): which other `@jit`
+/// functions of its file it uses. A `@jit` function that another one of the same file
+/// names is a helper inlined there, not an entry point a launcher calls.
+pub fn names_read(def: &FunctionDef) -> std::collections::BTreeSet<String> {
+    use crate::generic::walk::{expr_children, stmt_children, stmt_exprs};
+    use tritonc_syntax::ast::Stmt;
+    fn expr(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
+        if let ExprKind::Name(n) = &e.kind {
+            out.insert(n.to_string());
+        }
+        expr_children(e, &mut |c| expr(c, out));
+    }
+    fn stmt(s: &Stmt, out: &mut std::collections::BTreeSet<String>) {
+        stmt_exprs(s, &mut |e| expr(e, out));
+        stmt_children(s, &mut |c| stmt(c, out));
+    }
+    let mut out = std::collections::BTreeSet::new();
+    for s in &def.body {
+        stmt(s, &mut out);
+    }
+    out
+}

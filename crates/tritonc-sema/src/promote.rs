@@ -75,7 +75,7 @@ impl BinaryKind {
         matches!(self, Lt | Le | Eq | Ne | Gt | Ge)
     }
 
-    fn is_div_or_mod(self) -> bool {
+    pub(crate) fn is_div_or_mod(self) -> bool {
         matches!(
             self,
             BinaryKind::Div | BinaryKind::FloorDiv | BinaryKind::Mod

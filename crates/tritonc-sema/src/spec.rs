@@ -158,6 +158,8 @@ pub struct LaunchOptions {
     /// Triton's debug mode (`@triton.jit(debug=True)`, `TRITON_DEBUG=1`): device asserts
     /// become code instead of nothing.
     pub debug: bool,
+    /// The Triton language version whose rules apply (default 3.6).
+    pub triton_version: crate::TritonVersion,
 }
 
 impl Default for LaunchOptions {
@@ -167,6 +169,7 @@ impl Default for LaunchOptions {
             num_stages: 3,
             target: Target::cuda(90),
             debug: false,
+            triton_version: crate::TritonVersion::default(),
         }
     }
 }
@@ -212,6 +215,7 @@ impl Specialization {
             num_stages: self.options.num_stages,
             target: self.options.target.clone(),
             debug: self.options.debug,
+            triton_version: self.options.triton_version,
         }
     }
 
@@ -279,11 +283,16 @@ pub struct SpecializationKey {
     /// Debug mode (device asserts compiled in). Absent in keys written before it existed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub debug: bool,
+    /// The Triton language version (3.6 unless set). Absent for 3.6, so 3.6 keys keep
+    /// the text and hash they had before versions existed.
+    #[serde(default, skip_serializing_if = "crate::TritonVersion::is_default")]
+    pub triton_version: crate::TritonVersion,
 }
 
 impl fmt::Display for SpecializationKey {
     /// `add_kernel(x_ptr=*fp32:16, …, BLOCK_SIZE=1024) warps=4 stages=3 target=cuda:90:32`,
-    /// then ` debug` in debug mode (so keys without it keep their text and hash).
+    /// then ` debug` in debug mode and ` triton=3.7` for a version other than 3.6 (so keys
+    /// without them keep their text and hash).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}(", self.kernel)?;
         for (i, a) in self.args.iter().enumerate() {
@@ -299,6 +308,9 @@ impl fmt::Display for SpecializationKey {
         )?;
         if self.debug {
             f.write_str(" debug")?;
+        }
+        if !self.triton_version.is_default() {
+            write!(f, " triton={}", self.triton_version)?;
         }
         Ok(())
     }

@@ -92,6 +92,10 @@ pub struct CompileArgs {
     /// on with `TRITON_DEBUG=1` or `@triton.jit(debug=True)`).
     #[arg(long)]
     pub debug: bool,
+    /// The Triton language version whose rules apply: 3.6, 3.7, 3.8 or 3.9 (default: the
+    /// project configuration's `triton-version`, else 3.6).
+    #[arg(long, value_name = "VERSION")]
+    pub triton_version: Option<tritonc_sema::TritonVersion>,
     /// Compile on N threads (default: one per core).
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,

@@ -9,6 +9,7 @@ use crate::codes;
 use crate::lower::LowerCx;
 use crate::promote::{self, BinaryKind, Operand};
 use crate::value::{Constexpr, SemaValue, TensorValue};
+use crate::version::TritonVersion;
 
 fn err(code: tritonc_diagnostics::Code, span: Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(code, msg).with_primary(span, "")
@@ -447,7 +448,29 @@ pub fn binary(
         return pointer_offset(cx, kind, lhs, rhs, span);
     }
     let (a, b) = (operand(&lhs, span)?, operand(&rhs, span)?);
-    let p = promote::promote_binary(kind, a, b).map_err(|e| err(e.code, span, e.message))?;
+    let mut typing = kind;
+    if cx.triton_version.at_least(TritonVersion::V3_9) {
+        let scalar = !matches!(a, Operand::Tensor(_)) || !matches!(b, Operand::Tensor(_));
+        let changed = kind.is_comparison()
+            || kind.is_div_or_mod()
+            || matches!(kind, BinaryKind::Maximum | BinaryKind::Minimum);
+        if scalar && changed {
+            return Err(crate::version::not_modelled(
+                cx.triton_version,
+                span,
+                "a comparison, division, remainder, maximum or minimum with a Python number",
+                "Triton 3.9 no longer converts the Python number to an int32/fp32 tensor \
+                 first: the operation happens in the tensor's dtype (and `/`, `%` with a \
+                 float give fp32)",
+            ));
+        }
+        // tl.maximum/minimum type two tensors like the other binary operations (bf16
+        // stays bf16).
+        if matches!(kind, BinaryKind::Maximum | BinaryKind::Minimum) {
+            typing = BinaryKind::Add;
+        }
+    }
+    let p = promote::promote_binary(typing, a, b).map_err(|e| err(e.code, span, e.message))?;
     // `>>` picks arithmetic or logical from the left operand's own signedness.
     let lhs_signed = matches!(a, Operand::Tensor(d) if d.is_signed())
         || !matches!(a, Operand::Tensor(_)) && p.operand.is_signed();
@@ -547,6 +570,47 @@ pub fn unary(
             span,
             "unary `+` is not defined on tensors in Triton 3.6",
         )),
+        UnaryOp::Neg if d.is_float() && cx.triton_version.at_least(TritonVersion::V3_8) => {
+            // Triton 3.8 lowers `-x` on floats to `arith.negf` (3.6 and 3.7: `0 - x`), which
+            // flips the sign bit: `-(+0.0)` is `-0.0`. The same here: the sign bit flipped
+            // through an integer of the same width.
+            let int = match d.bitwidth() {
+                Some(16) => DType::I16,
+                Some(32) => DType::I32,
+                Some(64) => DType::I64,
+                _ => {
+                    return Err(crate::version::not_modelled(
+                        cx.triton_version,
+                        span,
+                        &format!("`-x` on `{d}`"),
+                        "Triton 3.8 negates floats with `arith.negf` instead of `0 - x`",
+                    ))
+                }
+            };
+            let sign = i128::from(i64::MIN) >> (64 - int.bitwidth().unwrap_or(64));
+            let ty = t.ty.with_dtype(int);
+            let bits = cx
+                .builder(span)
+                .cast(tritonc_ir::CastOp::Bitcast, t.id, int);
+            let mask = cx.builder(span).const_int(sign, Type::Scalar(int));
+            let flipped = binary(
+                cx,
+                BinaryKind::Xor,
+                SemaValue::Tensor(TensorValue { id: bits, ty }),
+                SemaValue::Tensor(TensorValue {
+                    id: mask,
+                    ty: Type::Scalar(int),
+                }),
+                span,
+            )?;
+            let id = cx
+                .builder(span)
+                .cast(tritonc_ir::CastOp::Bitcast, flipped.id, d);
+            Ok(TensorValue {
+                id,
+                ty: flipped.ty.with_dtype(d),
+            })
+        }
         UnaryOp::Neg => {
             let zero = TensorValue {
                 id: if d.is_float() {

@@ -128,7 +128,23 @@ fn const_ints(a: &(SemaValue, Span), what: &str) -> Result<Vec<i128>, Diagnostic
         .collect()
 }
 
+/// Triton 3.9 removed block pointers (`NotImplementedError("Block pointers have been
+/// removed in favor of the tensor descriptor API")`).
+fn removed_in_3_9(cx: &LowerCx<'_>, call: &BuiltinCall) -> Result<(), Diagnostic> {
+    if !cx.triton_version.at_least(crate::TritonVersion::V3_9) {
+        return Ok(());
+    }
+    Err(Diagnostic::error(
+        codes::UNKNOWN_TL_OP,
+        format!("`tl.{}`: block pointers were removed in Triton 3.9", call.name()),
+    )
+    .with_primary(call.func_span, "removed in Triton 3.9")
+    .with_note("Triton 3.9 raises NotImplementedError(\"Block pointers have been removed in favor of the tensor descriptor API\")")
+    .with_help("use pointer tensors with masks, or compile for Triton 3.6–3.8 (`--triton-version`)"))
+}
+
 fn make_block_ptr(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
+    removed_in_3_9(cx, call)?;
     let b = call.bind(&[
         "base",
         "shape",
@@ -232,6 +248,7 @@ fn block_ptr_arg(a: &(SemaValue, Span), what: &str) -> Result<BlockPtrValue, Dia
 }
 
 fn advance(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
+    removed_in_3_9(cx, call)?;
     let b = call.bind(&["base", "offsets"])?;
     let mut p = block_ptr_arg(&call.required(&b, 0, "base")?, "`tl.advance`")?;
     let oa = call.required(&b, 1, "offsets")?;

@@ -239,7 +239,26 @@ fn fdiv(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     let xa = call.required(&b, 0, "x")?;
     let ya = call.required(&b, 1, "y")?;
     if let Some(r) = &b[2] {
-        expect_const(r, "`ieee_rounding`")?;
+        if expect_const(r, "`ieee_rounding`")?.truthy()
+            && cx.triton_version.at_least(crate::TritonVersion::V3_8)
+        {
+            return Err(crate::version::not_modelled(
+                cx.triton_version,
+                r.1,
+                "`tl.fdiv(..., ieee_rounding=True)`",
+                "Triton 3.8 honours `ieee_rounding` with a correctly rounded `tt.precise_divf`; \
+                 3.6 and 3.7 ignore it",
+            ));
+        }
+    }
+    if cx.triton_version.at_least(crate::TritonVersion::V3_9) {
+        return Err(crate::version::not_modelled(
+            cx.triton_version,
+            call.span,
+            "`tl.fdiv`",
+            "Triton 3.9 promotes `tl.fdiv`'s operands like `/` (fp16 and bf16 to fp32) and \
+             accepts Python numbers",
+        ));
     }
     let x = expect_tensor(cx, &xa)?;
     let y = expect_tensor(cx, &ya)?;
@@ -383,7 +402,26 @@ fn softmax(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
         None => (0, call.span),
     };
     let keep = reduce::flag(&b[2], "`keep_dims`", false)?;
-    reduce::flag(&b[3], "`ieee_rounding`", false)?;
+    if reduce::flag(&b[3], "`ieee_rounding`", false)?
+        && cx.triton_version.at_least(crate::TritonVersion::V3_8)
+    {
+        return Err(crate::version::not_modelled(
+            cx.triton_version,
+            call.span,
+            "`tl.softmax(..., ieee_rounding=True)`",
+            "Triton 3.8 honours `ieee_rounding` with a correctly rounded `tt.precise_divf`; \
+             3.6 and 3.7 ignore it",
+        ));
+    }
+    if cx.triton_version.at_least(crate::TritonVersion::V3_9) && x.ty.rank() > 1 {
+        return Err(crate::version::not_modelled(
+            cx.triton_version,
+            call.span,
+            "`tl.softmax` of a block of rank 2 or more",
+            "Triton 3.9 always keeps the reduced dims (3.6–3.8 broadcast the row max and sum \
+             along axis 0 without `keep_dims=True`)",
+        ));
+    }
     let m = reduce::max_values(cx, x.clone(), xa.1, dim, keep, call.span)?;
     let z = arith::binary(cx, BinaryKind::Sub, x.into(), m.into(), call.span)?;
     let num = exp(cx, z, "softmax", xa.1)?;

@@ -93,6 +93,14 @@ fn simple_scan(cx: &mut LowerCx<'_>, call: &BuiltinCall, kind: BinaryKind) -> R 
     let b = call.bind(params)?;
     let x = call.required(&b, 0, "input")?;
     let mut t = expect_tensor(cx, &x)?;
+    if t.ty.dtype() == Some(DType::BF16) && cx.triton_version.at_least(crate::TritonVersion::V3_9) {
+        return Err(crate::version::not_modelled(
+            cx.triton_version,
+            call.span,
+            &format!("`tl.{}` on bf16", call.name()),
+            "Triton 3.9 scans bf16 in bf16; 3.6–3.8 widen it to fp32",
+        ));
+    }
     let Some(mut d) = t.ty.dtype() else {
         return Err(err(
             codes::INVALID_OPERAND,

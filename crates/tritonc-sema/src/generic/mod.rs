@@ -27,7 +27,7 @@
 
 mod params;
 pub(crate) mod recover;
-mod walk;
+pub(crate) mod walk;
 
 use std::cell::RefCell;
 

@@ -58,6 +58,8 @@ pub struct LowerCx<'m> {
     pub(crate) warnings: Vec<Diagnostic>,
     /// Triton's debug mode: device asserts emit `tt.assert`.
     pub(crate) debug: bool,
+    /// The Triton version whose rules apply.
+    pub(crate) triton_version: crate::TritonVersion,
     /// How many branches of runtime `if`s enclose the statement being lowered (Triton
     /// generates code for both arms, so a `raise` there is always reached).
     pub(crate) runtime_branches: u32,
@@ -265,6 +267,7 @@ fn lower_function(
         inline_chain: vec![scope.qualified(name)],
         warnings: Vec::new(),
         debug: spec.options.debug,
+        triton_version: spec.options.triton_version,
         num_warps: spec.options.num_warps,
         runtime_branches: 0,
     };
@@ -375,10 +378,35 @@ impl LowerCx<'_> {
                 _ => d,
             }
         })?;
-        Ok(frame
-            .returned
-            .map(|(v, _)| v)
-            .unwrap_or(SemaValue::Const(Constexpr::None)))
+        match frame.returned {
+            None => Ok(SemaValue::Const(Constexpr::None)),
+            // Triton 3.6 `decay`s a returned Python number (or constexpr number) to a 0-d
+            // tensor, tuples item by item; from 3.7 on it stays a constexpr.
+            Some((v, at)) if !self.triton_version.at_least(crate::TritonVersion::V3_7) => {
+                self.decay_returned(v, at)
+            }
+            Some((v, _)) => Ok(v),
+        }
+    }
+
+    /// A returned value as Triton 3.6 returns it from a `@jit` helper: numbers become 0-d
+    /// tensors.
+    fn decay_returned(&mut self, v: SemaValue, span: Span) -> Result<SemaValue, Diagnostic> {
+        match v {
+            SemaValue::Const(Constexpr::Int(_) | Constexpr::Float(_) | Constexpr::Bool(_)) => {
+                crate::builtins::arith::to_tensor(self, v, span).map(SemaValue::Tensor)
+            }
+            SemaValue::Tuple(_) | SemaValue::Const(Constexpr::Tuple(_)) => {
+                let items = v
+                    .tuple_items()
+                    .expect("a tuple has items")
+                    .into_iter()
+                    .map(|i| self.decay_returned(i, span))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(SemaValue::tuple(items))
+            }
+            other => Ok(other),
+        }
     }
 
     /// Binds a helper call's arguments to its parameters, Python's way: positional, then

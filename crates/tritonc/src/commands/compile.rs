@@ -1,6 +1,6 @@
 //! `tritonc compile`: select a kernel, validate the options, emit the requested stages.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tritonc_diagnostics::{Diagnostic, FileId, Severity, SourceMap, Span};
 use tritonc_sema::meta::{self, BoundKernel};
@@ -36,6 +36,9 @@ pub struct CompileRequest {
     /// Triton's debug mode (`--debug`, `TRITON_DEBUG`); a kernel's `@triton.jit(debug=True)`
     /// turns it on for that kernel.
     pub debug: bool,
+    /// The Triton language version: `--triton-version`, else the project configuration's
+    /// `triton-version` (the configuration closest to the first file), else 3.6.
+    pub triton_version: tritonc_sema::TritonVersion,
 }
 
 /// Why a stage produced no output.
@@ -271,6 +274,7 @@ pub(crate) fn launch_options(request: &CompileRequest, kernel: &Kernel) -> Launc
         num_stages: request.num_stages,
         target,
         debug: request.debug || kernel.jit.debug == Some(true),
+        triton_version: request.triton_version,
     }
 }
 
@@ -412,6 +416,17 @@ pub(crate) fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec
             stages,
             fp_fusion: !args.no_fp_fusion,
             debug: args.debug || triton_debug_env(),
+            triton_version: args.triton_version.unwrap_or_else(|| {
+                let start = args
+                    .files
+                    .first()
+                    .or(args.spec.first())
+                    .map_or(Path::new("."), PathBuf::as_path);
+                tritonc_lint::Settings::discover(start)
+                    .ok()
+                    .and_then(|(s, _)| s.triton_version)
+                    .unwrap_or_default()
+            }),
         }),
         _ => Err(errors),
     }
@@ -529,6 +544,15 @@ fn select_kernels(
             .with_help(format!("the file defines: {names}"))]),
         },
         None if kernels.len() == 1 || all_configured(&kernels) => Ok(kernels),
+        // `@jit` helpers another `@jit` function of the file uses are inlined there; the
+        // entry points are the rest.
+        None if {
+            let entries = entry_points(&kernels);
+            entries.len() < kernels.len() && (entries.len() == 1 || all_configured(&entries))
+        } =>
+        {
+            Ok(entry_points(&kernels))
+        }
         None => Err(vec![with_labels(
             Diagnostic::error(
                 codes::AMBIGUOUS_KERNEL,
@@ -545,6 +569,24 @@ fn select_kernels(
              defines: {names}"
         ))]),
     }
+}
+
+/// The kernels no other `@jit` function of the file names (helpers are named by the
+/// functions they are inlined into).
+fn entry_points(kernels: &[KernelSummary]) -> Vec<KernelSummary> {
+    let used: std::collections::BTreeSet<String> = kernels
+        .iter()
+        .flat_map(|k| {
+            let mut names = tritonc_sema::meta::names_read(&k.kernel.def);
+            names.remove(&k.name);
+            names
+        })
+        .collect();
+    kernels
+        .iter()
+        .filter(|k| !used.contains(&k.name))
+        .cloned()
+        .collect()
 }
 
 /// Prints a text stage to stdout, or writes it to `DIR/KERNEL.EXT` (`DIR/KERNEL.I.EXT`
