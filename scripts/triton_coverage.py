@@ -46,7 +46,7 @@ HEADER = "import triton\nimport triton.language as tl\n\n"
 
 # TTIR ops whose counts each case records.
 OPS = ["tt.load", "tt.store", "scf.for", "scf.if", "tt.elementwise_inline_asm", "math.absf", "arith.extf",
-       "arith.truncf"]
+       "arith.truncf", "arith.fptosi"]
 
 OPTIONAL_BIAS = """
 @triton.jit
@@ -400,6 +400,12 @@ CASES: list[tuple[str, str, dict, str]] = [
     # recursion limit it fails between 300 and 400 operands.
     ("sum_of_300_loads", sum_of_loads(300), {"x_ptr": "*fp32", "y_ptr": "*fp32"}, "*fp32, *fp32"),
     ("sum_of_1000_loads", sum_of_loads(1000), {"x_ptr": "*fp32", "y_ptr": "*fp32"}, "*fp32, *fp32"),
+    ("int_load_float_inf_other", """
+@triton.jit
+def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(y_ptr + r, tl.load(x_ptr + r, mask=r < 3, other=float("-inf")))
+""", {"x_ptr": "*i64", "y_ptr": "*i64", "BLOCK": 64}, "*i64, *i64, 64"),
     ("range_num_stages", tl_range(", num_stages=2"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
     ("range_all_keywords", tl_range(", 1, num_stages=3, loop_unroll_factor=2, disallow_acc_multi_buffer=True, "
                                     "flatten=True, warp_specialize=False, disable_licm=True"),

@@ -168,6 +168,7 @@ fn front_end_agrees_with_triton_on_real_world_constructs() {
                     "math.absf",
                     "arith.extf",
                     "arith.truncf",
+                    "arith.fptosi",
                 ] {
                     if !comparable(name, op) {
                         continue;
@@ -290,4 +291,17 @@ fn gdc_wait_is_a_precise_not_yet_supported_error() {
         d.notes.iter().any(|n| n.contains("griddepcontrol.wait")),
         "{d:?}"
     );
+}
+
+/// `other=float("-inf")` on an integer load (a real kernel's masked lanes): Triton
+/// converts the fp32 `-inf` at run time (`arith.fptosi`, not folded), so tritonc emits the
+/// conversion instead of an int64 constant out of range (which the IR verifier refused
+/// as an internal error).
+#[test]
+fn a_float_no_integer_holds_converts_at_run_time() {
+    let src = "import triton\nimport triton.language as tl\n\n@triton.jit\ndef kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):\n    r = tl.arange(0, BLOCK)\n    tl.store(y_ptr + r, tl.load(x_ptr + r, mask=r < 3, other=float(\"-inf\")))\n    tl.store(y_ptr, tl.load(x_ptr, mask=False, other=2.0**70))\n    tl.store(y_ptr, tl.load(x_ptr, mask=False, other=-7.9))\n";
+    let m = run(src, "*i64, *i64, 64").expect("compiles");
+    let counts = op_counts(&m);
+    assert_eq!(counts.get("arith.fptosi").copied(), Some(2), "{m}");
+    assert!(int_constants(&m).contains(&-7), "{m}");
 }

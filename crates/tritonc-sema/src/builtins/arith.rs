@@ -38,6 +38,19 @@ pub fn constant(
         cx.builder(span).const_float(f, ty.clone())
     } else {
         let v = match c {
+            // A float no integer of `dtype` holds (inf, NaN, out of range): Triton makes an
+            // fp32 tensor of it and converts that at run time (`arith.fptosi`, which MLIR
+            // does not fold), so does tritonc; the device's conversion decides the value.
+            Constexpr::Float(f) if !int_holds(dtype, f.trunc()) => {
+                let x = cx.builder(span).const_float(*f, Type::Scalar(DType::F32));
+                let op = if promote::is_unsigned(dtype) {
+                    CastOp::FPToUI
+                } else {
+                    CastOp::FPToSI
+                };
+                let id = cx.builder(span).cast(op, x, dtype);
+                return Ok(TensorValue { id, ty });
+            }
             Constexpr::Float(f) => f.trunc() as i128,
             other => other.as_int().ok_or_else(|| {
                 err(
@@ -50,6 +63,22 @@ pub fn constant(
         cx.builder(span).const_int(v, ty.clone())
     };
     Ok(TensorValue { id, ty })
+}
+
+/// Whether the integer dtype `d` holds the (integral) float `v`.
+fn int_holds(d: DType, v: f64) -> bool {
+    let Some(bits) = d.bitwidth() else {
+        return false;
+    };
+    // [lo, end): powers of two are exact in f64, so the bounds are too.
+    let (lo, end) = if d == DType::I1 {
+        (0.0, 2.0)
+    } else if promote::is_unsigned(d) {
+        (0.0, 2f64.powi(bits as i32))
+    } else {
+        (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1))
+    };
+    v.is_finite() && v >= lo && v < end
 }
 
 /// A value as a runtime value; Python numbers get their literal dtype (`to_tensor`).
