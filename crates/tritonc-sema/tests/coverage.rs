@@ -305,3 +305,17 @@ fn a_float_no_integer_holds_converts_at_run_time() {
     assert_eq!(counts.get("arith.fptosi").copied(), Some(2), "{m}");
     assert!(int_constants(&m).contains(&-7), "{m}");
 }
+
+/// A kernel written for host-side `TensorDescriptor` arguments (`desc.load([...])`)
+/// compiled with a pointer in their place: the error says descriptors are the missing
+/// feature.
+#[test]
+fn descriptor_methods_on_a_pointer_name_tensor_descriptors() {
+    let src = "import triton\nimport triton.language as tl\n\n@triton.jit\ndef kernel(desc, y_ptr):\n    t = desc.load([0, 0])\n    tl.store(y_ptr, t)\n";
+    let (d, at) = run(src, "*fp16, *fp16").expect_err("rejected");
+    assert_eq!((d.code.0, at.as_str()), ("E0319", "load"));
+    assert!(
+        d.notes.iter().any(|n| n.contains("tensor descriptors")),
+        "{d:?}"
+    );
+}

@@ -386,6 +386,19 @@ pub fn tensor_attr(
             ) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
+            if matches!(
+                attr,
+                "load" | "store" | "gather" | "scatter" | "block_shape"
+            ) && t.ty.is_ptr_like()
+            {
+                // `desc.load([m, k])`: the parameter is a host-side TensorDescriptor, which a
+                // signature cannot name yet.
+                d = d.with_note(format!(
+                    "`.{attr}` is a tensor-descriptor method: tensor descriptors (host-side \
+                     `TensorDescriptor` arguments, `tl.make_tensor_descriptor`) are not yet \
+                     supported by tritonc"
+                ));
+            }
             Err(d)
         }
     }
