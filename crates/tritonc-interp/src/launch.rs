@@ -95,7 +95,29 @@ pub fn launch(
             }
         }
     };
-    let mut logs: Vec<AccessLog> = Vec::with_capacity(total as usize);
+    // A record per program: sized by the grid, so reserved fallibly (a grid past host
+    // memory is an error, not an abort).
+    let mut logs: Vec<AccessLog> = Vec::new();
+    if usize::try_from(total)
+        .ok()
+        .and_then(|n| logs.try_reserve_exact(n).ok())
+        .is_none()
+    {
+        return Err(RuntimeError::bad_launch(format!(
+            "a grid of {total} programs is more than the interpreter can keep a record of \
+             in this host's memory"
+        )));
+    }
+    if mode == ExecutionMode::Parallel {
+        // The parallel run collects every program's outcome before applying them.
+        let mut outcomes: Vec<RtResult<ProgramOutcome>> = Vec::new();
+        if outcomes.try_reserve_exact(total as usize).is_err() {
+            return Err(RuntimeError::bad_launch(format!(
+                "a grid of {total} programs is more than the interpreter can keep a record \
+                 of in this host's memory"
+            )));
+        }
+    }
     let mut prints = Vec::new();
     match mode {
         ExecutionMode::Parallel => {

@@ -15,6 +15,8 @@ pub const UNREADABLE_FILE: Code = Code("E0704");
 pub const BAD_TENSOR: Code = Code("E0705");
 /// A grid dimension is 0: the launch would run no program.
 pub const EMPTY_GRID: Code = Code("E0706");
+/// A grid dimension is past what a launch allows.
+pub const GRID_TOO_LARGE: Code = Code("E0707");
 
 /// The launch-spec codes.
 pub static REGISTRY: CodeRegistry = CodeRegistry::new(
@@ -55,6 +57,12 @@ pub static REGISTRY: CodeRegistry = CodeRegistry::new(
             name: "empty-grid",
             summary: "a grid dimension of the launch spec is 0, so no program would run",
             explanation: "Triton launches nothing for a grid with a 0 dimension, and nothing would be run, compared or verified; a spec must launch at least one program.\n\n## Example\n\n```toml\ngrid = [\"triton.cdiv(n, BLOCK)\", 0]\n```\n\n## Use instead\n\n```toml\ngrid = [\"triton.cdiv(n, BLOCK)\", 1]\n```\n",
+        },
+        CodeDoc {
+            code: GRID_TOO_LARGE,
+            name: "grid-too-large",
+            summary: "a grid dimension of the launch spec is past what a launch allows",
+            explanation: "A launch has at most 2^31 - 1 programs along x and 65535 along y and z (CUDA's limits, which Triton's launcher shares). A larger grid fails on the GPU, and the interpreter, which keeps a record per program, would exhaust memory; the spec is refused instead.\n\n## Example\n\n```toml\ngrid = [1000000, 1000000]\n```\n\n## Use instead\n\n```toml\ngrid = [1000000, 1]   # and a loop in the kernel over the rest\n```\n",
         },
     ],
 );

@@ -184,6 +184,11 @@ fn host_tensor(t: &TensorArg) -> Constexpr {
     Constexpr::Object(Arc::new(o))
 }
 
+/// The most programs a launch has along x, y and z: CUDA's grid limits, which Triton's
+/// launcher shares (a larger grid fails at launch on the GPU, and would be refused, or
+/// exhaust memory, in the interpreter).
+pub const GRID_LIMITS: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+
 fn read_file(path: &Path, span: Span) -> Result<Vec<u8>, Diagnostic> {
     crate::files::read_regular(path).map_err(|e| {
         err(
@@ -698,7 +703,22 @@ fn prepare_with(
                 )
                 .with_help("every grid dimension must be at least 1 (Triton launches nothing for a 0 grid)"),
             ),
-            Ok(Constexpr::Int(v)) if (0..=u32::MAX as i128).contains(&v) => grid[i] = v as u32,
+            Ok(Constexpr::Int(v)) if v > GRID_LIMITS[i] as i128 => errors.push(
+                err(
+                    codes::GRID_TOO_LARGE,
+                    g.span,
+                    format!(
+                        "grid dimension {i} is {v}: a launch has at most {} programs along {}",
+                        GRID_LIMITS[i],
+                        ["x", "y", "z"][i]
+                    ),
+                )
+                .with_help(
+                    "CUDA (and Triton's launcher) allow 2^31 - 1 programs along x and 65535 \
+                     along y and z; loop inside the kernel over the rest",
+                ),
+            ),
+            Ok(Constexpr::Int(v)) if v > 0 => grid[i] = v as u32,
             Ok(other) => errors.push(err(
                 codes::BAD_EXPRESSION,
                 g.span,

@@ -114,6 +114,36 @@ fn a_zero_grid_dimension_is_an_error_at_the_grid() {
 }
 
 #[test]
+fn a_grid_past_the_launch_limits_is_an_error_at_the_dimension() {
+    let spec = vector_add_with("huge-grid", |s| {
+        s.replace(
+            "grid = [\"triton.cdiv(x.numel, BLOCK_SIZE)\"]",
+            "grid = [1000000, 1000000]",
+        )
+    });
+    let (ds, text) = errors_of(&spec);
+    assert_eq!(ds.len(), 1, "{ds:#?}");
+    assert_eq!(ds[0].code, codes::GRID_TOO_LARGE);
+    assert!(
+        ds[0].message.contains("grid dimension 1 is 1000000")
+            && ds[0].message.contains("at most 65535 programs along y"),
+        "{}",
+        ds[0].message
+    );
+    assert_eq!(spanned(&ds[0], &text), "1000000");
+    // x allows 2^31 - 1; one more is refused.
+    let spec = vector_add_with("huge-x", |s| {
+        s.replace(
+            "grid = [\"triton.cdiv(x.numel, BLOCK_SIZE)\"]",
+            "grid = [\"2**31\"]",
+        )
+    });
+    let (ds, _) = errors_of(&spec);
+    assert_eq!(ds.len(), 1, "{ds:#?}");
+    assert_eq!(ds[0].code, codes::GRID_TOO_LARGE);
+}
+
+#[test]
 fn a_grid_that_evaluates_to_zero_is_an_error() {
     // An empty tensor makes `cdiv(x.numel, BLOCK)` 0.
     let spec = vector_add_with("empty", |s| s.replace("shape = [98432]", "shape = [0]"));

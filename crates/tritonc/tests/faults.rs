@@ -778,6 +778,38 @@ fn run_a_spec_with_an_empty_grid() {
 }
 
 #[test]
+fn run_a_spec_with_a_grid_past_the_launch_limits() {
+    let spec = vector_add_spec("grid-huge", |t| {
+        t.replacen(
+            "grid = [\"triton.cdiv(x.numel, BLOCK_SIZE)\"]",
+            "grid = [1000000, 1000000]",
+            1,
+        )
+    });
+    let o = Run::new(&["run", spec.to_str().expect("utf-8"), "--interpret"]).go();
+    let _ = std::fs::remove_file(&spec);
+    assert_eq!(o.code, Some(2), "{o:?}");
+    assert!(o.stderr.contains("E0707"), "{}", o.stderr);
+    assert!(!o.stderr.contains("memory allocation"), "{}", o.stderr);
+}
+
+#[test]
+fn run_a_grid_within_the_limits_but_past_host_memory_on_the_interpreter() {
+    let spec = vector_add_spec("grid-max", |t| {
+        t.replacen(
+            "grid = [\"triton.cdiv(x.numel, BLOCK_SIZE)\"]",
+            "grid = [2147483647, 65535, 65535]",
+            1,
+        )
+    });
+    let o = Run::new(&["run", spec.to_str().expect("utf-8"), "--interpret"]).go();
+    let _ = std::fs::remove_file(&spec);
+    // An interpreter error (exit 1), never an abort.
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(o.stderr.contains("more than the interpreter can keep"), "{}", o.stderr);
+}
+
+#[test]
 fn run_a_spec_passing_a_number_to_a_pointer() {
     let spec = vector_add_spec("int-ptr", |t| t.replacen("x_ptr = \"x\"", "x_ptr = 7", 1));
     let o = Run::new(&["run", spec.to_str().expect("utf-8"), "--interpret"]).go();
