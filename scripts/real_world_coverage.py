@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""Compile the Triton kernels of pinned releases of real projects with tritonc.
+
+Fetches each project's wheel from the package index (`pip download --no-deps`, nothing
+is installed), unpacks it into a temporary directory, finds every `@triton.jit` function
+(with Python's own `ast`), keeps the entry points (a `@jit` function that another `@jit`
+function of the same file names is a helper, compiled as part of its callers), derives a
+signature for each, and runs
+
+    tritonc compile FILE --kernel NAME --signature SIG --target sm_90 -o OUT --no-cache
+
+which compiles through MLIR to PTX and assembles it with ptxas. A kernel counts as compiled
+when that exits 0. Kernels defined inside functions or classes are counted apart: tritonc
+reports each with E0205 instead of compiling it.
+
+The signature is derived from names alone (no launcher is run), so it is a plausible
+specialization, not the one each project's launcher uses:
+  * a constexpr parameter takes its default, else 64 for sizes (`BLOCK_*`, `BT`, ...),
+    `False` for flags (`HAS_*`, `IS_*`, `USE_*`, ...), else 64;
+  * a constexpr that a decorator (`autotune` config, `heuristics`) names is left to it;
+  * a runtime parameter is `*fp32:16` when it looks like a tensor (`*i64:16` when its
+    name says it holds labels, indices or offsets), `fp32` for `eps`, `scale`, ..., and
+    `i32` for sizes and strides.
+A kernel whose derived signature is wrong for it fails here although it is valid; the
+report lists first errors so such cases can be told apart.
+
+Usage: python3 scripts/real_world_coverage.py [--tritonc PATH] [--jobs N] [--json OUT]
+       [--only PROJECT] [--limit N]
+Prints a Markdown table (per project: entry kernels, compiled, share) and the most
+common first errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import concurrent.futures
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT_S = 120
+
+# Pinned releases (the newest on the index when this list was last updated).
+PROJECTS = {
+    "liger-kernel": "0.8.5",
+    "flag-gems": "5.0.2",
+    "fla-core": "0.6.0",
+    "unsloth": "2026.10.9",
+    "torchao": "0.18.0",
+    "triton-kernels": "0.1.0",
+}
+
+FLAG_PREFIXES = ("HAS_", "IS_", "USE_", "ENABLE_", "RETURN_", "SAVE_", "STORE_", "EVEN_", "NEED_", "DO_",
+                 "APPLY_", "WITH_", "OUTPUT_", "INPUT_", "SPLIT_", "CAUSAL", "TRANS")
+FLOAT_NAMES = re.compile(r"^(eps|epsilon|scale|sm_scale|alpha|beta|gamma|softcap|temperature|p|dropout_p|"
+                         r"lr|momentum|weight_decay|threshold|label_smoothing|ignore_value|min_val|max_val|"
+                         r"negative_slope|qk_scale|rms_eps|ln_eps|logit_scale|softmax_scale)$", re.I)
+INT_NAMES = re.compile(r"(stride|^n_|^num_|^n$|_size$|^size|numel|^len|^seq|^batch|^offset|^start|^end|"
+                       r"^dim|^idx|^index|^count|^total|^max_|^min_|^seed|^step|"
+                       r"^ignore_index|^chunk|^block|^rows?$|^cols?$|^n_rows|^n_cols|_len$|_dim$)", re.I)
+# Size letters (`M`, `N`, `K`, `T`, `H`, ...) and two capitals (`BT`) are sizes; `X`, `Y`, `W`
+# and lower-case single letters
+# (`q`, `k`, `v`, `o`, `x`) are tensors.
+SHORT_INT = re.compile(r"^([MNKTHDLSVBCER]|[A-Z]{2})$")
+INT_POINTER = re.compile(r"(label|target|^y_ptr$|^Y$|idx|index|indices|ids|offsets|lens|lengths|cu_seqlens|"
+                         r"seq_len|count|mask_ptr|expert|topk|token|perm|^row_map|^map)", re.I)
+SIZE_CONSTEXPR = re.compile(r"(BLOCK|TILE|CHUNK|SIZE|^B[A-Z]?$|^B[TKVCSDNM]\w*$|GROUP|WARP|^[A-Z]$|^D|_D$|"
+                            r"^N|^M|^K|DIM|ROWS|COLS|WIDTH|HEIGHT|^R\w*$)")
+
+
+def is_jit_decorator(d: ast.expr) -> bool:
+    """`@triton.jit`, `@tl.jit`, `@triton.jit(...)` or a bare `@jit` (other `jit`s, such as
+    `cute.jit`, are not Triton's)."""
+    f = d.func if isinstance(d, ast.Call) else d
+    if isinstance(f, ast.Attribute):
+        return f.attr == "jit" and isinstance(f.value, ast.Name) and f.value.id in ("triton", "tl")
+    return isinstance(f, ast.Name) and f.id == "jit"
+
+
+def returns_value(fn: ast.FunctionDef) -> bool:
+    """A `@jit` function that returns a value is a helper, never a launched kernel."""
+    return any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn))
+
+
+def is_constexpr(a: ast.expr | None) -> bool:
+    if a is None:
+        return False
+    if isinstance(a, ast.Attribute):
+        return a.attr == "constexpr"
+    if isinstance(a, ast.Name):
+        return a.id == "constexpr"
+    if isinstance(a, ast.Constant) and isinstance(a.value, str):
+        return a.value.endswith("constexpr")
+    return False
+
+
+def literal(e: ast.expr):
+    try:
+        return ast.literal_eval(e)
+    except Exception:  # noqa: BLE001 - any non-literal default
+        return None
+
+
+def signature_item(value) -> str | None:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value)
+    if value is None:
+        return "None"
+    return None
+
+
+def derive_signature(fn: ast.FunctionDef, decorator_text: str, every_param: bool = False) -> str:
+    args = fn.args
+    params = args.posonlyargs + args.args + args.kwonlyargs
+    defaults = [None] * (len(args.posonlyargs + args.args) - len(args.defaults)) + list(args.defaults)
+    defaults += list(args.kw_defaults)
+    items = []
+    set_by_decorator = []
+    for p, default in zip(params, defaults):
+        name = p.arg
+        mentioned = not every_param and re.search(rf"""['"]{re.escape(name)}['"]""", decorator_text) is not None
+        if is_constexpr(p.annotation):
+            if mentioned:
+                set_by_decorator.append(name)
+                continue
+            item = signature_item(literal(default)) if default is not None else None
+            if item is None:
+                if name.upper().startswith(FLAG_PREFIXES) or name.lower().startswith(("has_", "is_", "use_")):
+                    item = "False"
+                else:
+                    item = "64"
+            items.append(item)
+        else:
+            if mentioned:
+                set_by_decorator.append(name)
+                continue
+            if default is not None and isinstance(default, ast.Constant) and default.value is None:
+                items.append("None")
+            elif FLOAT_NAMES.match(name):
+                items.append("fp32")
+            elif (INT_NAMES.search(name) or SHORT_INT.match(name)) and "ptr" not in name.lower():
+                items.append("i32")
+            elif INT_POINTER.search(name):
+                items.append("*i64:16")
+            else:
+                items.append("*fp32:16")
+    return ", ".join(items)
+
+
+def jit_functions(tree: ast.Module):
+    """(def, nested) for every @jit function; nested = inside a function or class."""
+    out = []
+
+    def visit(body, nested):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if any(is_jit_decorator(d) for d in node.decorator_list):
+                    out.append((node, nested))
+                visit(node.body, True)
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, True)
+            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+                for field in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, field, []) or [], nested)
+                for h in getattr(node, "handlers", []) or []:
+                    visit(h.body, nested)
+
+    visit(tree.body, False)
+    return out
+
+
+def names_read(fn: ast.FunctionDef) -> set[str]:
+    return {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def fetch(project: str, version: str, into: Path) -> Path | None:
+    dl = into / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-q",
+                        "-d", str(dl), f"{project}=={version}"], capture_output=True, text=True)
+    wheels = list(dl.glob(f"{project.replace('-', '_')}-{version}-*.whl"))
+    if r.returncode != 0 or not wheels:
+        print(f"{project}=={version}: download failed: {r.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+        return None
+    root = into / f"{project}-{version}"
+    with zipfile.ZipFile(wheels[0]) as z:
+        z.extractall(root)
+    return root
+
+
+def compile_one(tritonc: str, path: Path, name: str, sigs: tuple[str, str], out: Path) -> dict:
+    """Compiles with the signature that leaves decorator-set parameters to the decorators;
+    when tritonc needs every parameter listed (E0408: configs it cannot read ahead of
+    time) or the parameters the decorators set were guessed wrong (E0401), with every
+    parameter."""
+    r = compile_sig(tritonc, path, name, sigs[0], out)
+    if r.get("code") in ("E0401", "E0408") and sigs[1] != sigs[0]:
+        r = compile_sig(tritonc, path, name, sigs[1], out)
+        r["signature"] = sigs[1]
+    return r
+
+
+def compile_sig(tritonc: str, path: Path, name: str, sig: str, out: Path) -> dict:
+    cmd = [tritonc, "--format", "json", "-q", "compile", str(path), "--kernel", name, "--signature", sig,
+           "--target", "sm_90", "-o", str(out), "--no-cache"]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"rc": "timeout", "code": "timeout", "message": f"over {TIMEOUT_S} s"}
+    first = {"rc": r.returncode}
+    if r.returncode != 0:
+        try:
+            diags = json.loads(r.stderr or r.stdout or "[]")  # diagnostics go to stderr
+            if isinstance(diags, dict):
+                diags = diags.get("diagnostics", [])
+            errors = [d for d in diags if d.get("severity") == "error"] or diags
+            if errors:
+                first["code"] = errors[0].get("code")
+                first["message"] = errors[0].get("message", "")[:160]
+        except json.JSONDecodeError:
+            first["code"] = "?"
+            first["message"] = (r.stderr or r.stdout).strip().splitlines()[-1:][0][:160] if (r.stderr or r.stdout).strip() else ""
+    return first
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tritonc", default=str(REPO_ROOT / "target" / "release" / "tritonc"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json")
+    ap.add_argument("--only")
+    ap.add_argument("--limit", type=int, help="at most N entry kernels per project, evenly spaced")
+    opts = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="tritonc-real-world-"))
+    results = []
+    for project, version in PROJECTS.items():
+        if opts.only and project != opts.only:
+            continue
+        root = fetch(project, version, work)
+        if root is None:
+            continue
+        jobs = []
+        nested = 0
+        for path in sorted(root.rglob("*.py")):
+            text = path.read_text(errors="replace")
+            if "jit" not in text:
+                continue
+            try:
+                tree = ast.parse(text)
+            except SyntaxError:
+                continue
+            fns = jit_functions(tree)
+            used = set()
+            for fn, _ in fns:
+                used |= names_read(fn) - {fn.name}
+            lines = text.splitlines()
+            for fn, is_nested in fns:
+                if is_nested:
+                    nested += 1
+                    continue
+                if fn.name in used or returns_value(fn):
+                    continue
+                deco = "\n".join("\n".join(lines[d.lineno - 1:d.end_lineno]) for d in fn.decorator_list)
+                jobs.append((path, fn.name, (derive_signature(fn, deco), derive_signature(fn, deco, True))))
+        total = len(jobs)
+        if opts.limit and len(jobs) > opts.limit:
+            step = len(jobs) / opts.limit
+            jobs = [jobs[int(i * step)] for i in range(opts.limit)]
+        out = work / "out"
+        with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
+            futures = [pool.submit(compile_one, opts.tritonc, p, n, s, out / f"{project}-{i}")
+                       for i, (p, n, s) in enumerate(jobs)]
+            for (p, n, s), f in zip(jobs, futures):
+                r = f.result()
+                r.setdefault("signature", s[0])
+                r.update(project=project, version=version, file=str(p.relative_to(root)), kernel=n)
+                results.append(r)
+                if opts.json:
+                    with open(opts.json + "l", "a") as log:  # one line per kernel, as they finish
+                        log.write(json.dumps(r) + "\n")
+        ok = sum(1 for r in results if r["project"] == project and r["rc"] == 0)
+        print(f"{project}=={version}: {ok}/{len(jobs)} entry kernels compile (of {total}); {nested} nested @jit "
+              "functions", file=sys.stderr)
+        results.append({"project": project, "version": version, "nested": nested, "entries": total,
+                        "summary": True})
+    if opts.json:
+        Path(opts.json).write_text(json.dumps(results, indent=1) + "\n")
+    print("| project | version | entry kernels | compiled (of those tried) | share | nested `@jit` (E0205) |")
+    print("|---|---|---|---|---|---|")
+    for project, version in PROJECTS.items():
+        rows = [r for r in results if r["project"] == project and not r.get("summary")]
+        summary = [r for r in results if r["project"] == project and r.get("summary")]
+        nested = sum(r.get("nested", 0) for r in summary)
+        entries = sum(r.get("entries", 0) for r in summary)
+        if not rows and not nested:
+            continue
+        ok = sum(1 for r in rows if r["rc"] == 0)
+        share = f"{100 * ok / len(rows):.0f}%" if rows else "-"
+        print(f"| {project} | {version} | {entries} | {ok} of {len(rows)} | {share} | {nested} |")
+    def shape(message: str) -> str:
+        return re.sub(r"\d+", "N", re.sub(r"`[^`]*`", "`…`", message))
+
+    errors = collections.Counter(f"{r.get('code')}: {shape(r.get('message', ''))}"
+                                 for r in results if not r.get("summary") and r["rc"] != 0)
+    print("\n| kernels | first error |\n|---|---|")
+    for e, n in errors.most_common(25):
+        print(f"| {n} | {e} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
