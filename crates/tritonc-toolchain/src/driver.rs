@@ -5,6 +5,7 @@ use std::fmt;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::bounds::{bytes, seconds, Bounds, MEMORY_VAR, TIMEOUT_VAR};
@@ -19,6 +20,21 @@ pub const VERSION_TIME: Duration = Duration::from_secs(10);
 pub struct Ptxas {
     path: PathBuf,
     bounds: Bounds,
+    notice: Option<Notice>,
+}
+
+/// Said once when a run takes long: after `after`, `say(what, elapsed)` is called (from the
+/// thread waiting for ptxas, outside any lock).
+#[derive(Clone)]
+struct Notice {
+    after: Duration,
+    say: Arc<dyn Fn(&str, Duration) + Send + Sync>,
+}
+
+impl fmt::Debug for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Notice after {:?}", self.after)
+    }
 }
 
 /// What a successful assembly produced.
@@ -172,7 +188,26 @@ impl Ptxas {
         } else {
             path
         };
-        Ptxas { path, bounds }
+        Ptxas {
+            path,
+            bounds,
+            notice: None,
+        }
+    }
+
+    /// Calls `say(what, elapsed)` once for each run still going after `after` (`what` is
+    /// `ptxas -arch=sm_90`): a long assembly is told about, not silent. The library
+    /// prints nothing itself.
+    pub fn with_notice(
+        mut self,
+        after: Duration,
+        say: impl Fn(&str, Duration) + Send + Sync + 'static,
+    ) -> Ptxas {
+        self.notice = Some(Notice {
+            after,
+            say: Arc::new(say),
+        });
+        self
     }
 
     /// ptxas at `path` under the bounds the environment sets ([`Bounds::from_env`]).
@@ -269,7 +304,12 @@ impl Ptxas {
             child
         };
         let started = Instant::now();
-        let status = wait(&mut child, started, time);
+        let notice = self.notice.as_ref().map(|n| {
+            let what = what.to_string();
+            let say = Arc::clone(&n.say);
+            (n.after, move |elapsed: Duration| say(&what, elapsed))
+        });
+        let status = wait(&mut child, started, time, notice);
         if registry().shutting_down() {
             return Err(PtxasError::Interrupted);
         }
@@ -322,10 +362,22 @@ impl Ptxas {
 /// Waits for `child` at most `time` after `started`: its status, or `None` when the bound
 /// was hit (the child is then killed and reaped). The child is reaped and unregistered
 /// under the registry lock, so [`crate::shutdown`] never signals a reaped process.
-fn wait(child: &mut Child, started: Instant, time: Option<Duration>) -> Option<ExitStatus> {
+fn wait(
+    child: &mut Child,
+    started: Instant,
+    time: Option<Duration>,
+    mut notice: Option<(Duration, impl Fn(Duration))>,
+) -> Option<ExitStatus> {
     let pid = child.id();
     let mut pause = Duration::from_millis(1);
     loop {
+        if let Some((after, say)) = &notice {
+            let elapsed = started.elapsed();
+            if elapsed >= *after {
+                say(elapsed);
+                notice = None;
+            }
+        }
         {
             let mut registry = registry();
             match child.try_wait() {

@@ -110,6 +110,30 @@ fn a_hanging_ptxas_is_killed_at_the_time_bound_and_its_directory_removed() {
 }
 
 #[test]
+fn a_long_run_is_told_about_once() {
+    use std::sync::{Arc, Mutex};
+    let heard: Arc<Mutex<Vec<(String, Duration)>>> = Arc::default();
+    let sink = Arc::clone(&heard);
+    let ptxas = Ptxas::new(&fakes().sleeps, bounds(1.0, None)).with_notice(
+        Duration::from_millis(200),
+        move |what, elapsed| sink.lock().unwrap().push((what.to_string(), elapsed)),
+    );
+    let err = ptxas.assemble("", "sm_90").unwrap_err();
+    assert!(matches!(err, PtxasError::TimedOut { .. }), "{err:?}");
+    let heard = heard.lock().unwrap();
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0].0, "ptxas -arch=sm_90");
+    assert!(heard[0].1 >= Duration::from_millis(200), "{heard:?}");
+    // A quick run says nothing.
+    let quiet: Arc<Mutex<u32>> = Arc::default();
+    let count = Arc::clone(&quiet);
+    let good = Ptxas::new(&fakes().good, Bounds::default())
+        .with_notice(Duration::from_secs(30), move |_, _| *count.lock().unwrap() += 1);
+    good.assemble("", "sm_90").expect("assembles");
+    assert_eq!(*quiet.lock().unwrap(), 0);
+}
+
+#[test]
 fn a_hanging_ptxas_version_is_bounded_too() {
     let ptxas = Ptxas::new(&fakes().sleeps, bounds(1.5, None));
     let start = Instant::now();

@@ -106,7 +106,7 @@ impl Backend {
         });
         Backend {
             options,
-            ptxas: ptxas.map(Ptxas::with_env_bounds),
+            ptxas: ptxas.map(|p| Ptxas::with_env_bounds(p).map(with_slow_note)),
             cache,
         }
     }
@@ -441,6 +441,30 @@ fn new_context() -> melior::Context {
 #[cfg(feature = "mlir")]
 fn with_context<R>(f: impl FnOnce(&melior::Context) -> R) -> R {
     CONTEXT.with(|context| f(context))
+}
+
+/// How long ptxas runs before tritonc says that it is still running.
+const SLOW_PTXAS: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// `ptxas` that says on stderr, once per run past [`SLOW_PTXAS`] (or a quarter of a
+/// shorter time bound), that it is still running and what bounds it: a long assembly (a
+/// very large block) is not silent.
+fn with_slow_note(ptxas: Ptxas) -> Ptxas {
+    let bound = ptxas.bounds().time_text();
+    let after = ptxas
+        .bounds()
+        .time
+        .map_or(SLOW_PTXAS, |t| (t / 4).min(SLOW_PTXAS));
+    ptxas.with_notice(after, move |what, elapsed| {
+        crate::output::write_to(
+            crate::output::Stream::Stderr,
+            &format!(
+                "note: `{what}` is still running after {:.1} s (its time bound: {bound}, \
+                 TRITONC_PTXAS_TIMEOUT)\n",
+                elapsed.as_secs_f64()
+            ),
+        );
+    })
 }
 
 /// Runs `ptxas -arch=ARCH -v` on `ptx` through the one ptxas driver

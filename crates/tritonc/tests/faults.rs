@@ -254,6 +254,12 @@ fn a_ptxas_that_hangs_even_on_version_is_stopped_at_the_time_bound() {
     assert_eq!(o.code, Some(5), "{o:?}");
     assert!(o.stderr.contains("E0515"), "{}", o.stderr);
     assert!(o.stderr.contains("time bound of 2 s"), "{}", o.stderr);
+    // Told about before the bound: a quarter of it (30 s at most).
+    assert!(
+        o.stderr.contains("note: `ptxas -arch=sm_90` is still running after"),
+        "{}",
+        o.stderr
+    );
     // `--version` (the cache's toolchain identity) and the assembly, 2 s each at most.
     assert!(o.took < Duration::from_secs(30), "{:?}", o.took);
     let log = std::fs::read_to_string(fakes().dir.join("hangs.log")).unwrap_or_default();
