@@ -209,3 +209,19 @@ fn a_missing_ptxas_is_an_environment_error() {
     assert!(err.to_string().starts_with("cannot run `"), "{err}");
     assert!(ptxas.version().unwrap_err().is_environment());
 }
+
+#[test]
+fn the_library_installs_no_signal_handler() {
+    // Programs embedding tritonc's libraries keep their own SIGINT/SIGTERM handling: after
+    // runs (a timeout included), both signals still have their default action.
+    let ptxas = Ptxas::new(&fakes().good, Bounds::default());
+    ptxas.assemble("", "sm_90").expect("assembles");
+    let _ = Ptxas::new(&fakes().sleeps, bounds(0.2, None)).version();
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: sigaction with a null new action only reads the current one into `old`.
+        let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+        let r = unsafe { libc::sigaction(signal, std::ptr::null(), &mut old) };
+        assert_eq!(r, 0);
+        assert_eq!(old.sa_sigaction, libc::SIG_DFL, "signal {signal} has a handler");
+    }
+}
