@@ -79,6 +79,11 @@ pub struct KernelNumerics {
     pub tf32_dot_k: Option<u64>,
     /// Set by [`independent_tf32`]: the reference rounds dot inputs to TF32 its own way.
     pub tf32_independent: bool,
+    /// The longest `K` of a dot of fp8 operands.
+    pub fp8_dot_k: Option<u64>,
+    /// Set by [`reference_fp8_accumulation`]: the reference may accumulate fp8 products
+    /// in fewer bits than fp32 (upstream Triton's sm_90 `wgmma`).
+    pub fp8_independent: bool,
 }
 
 /// Marks `n` as compared against an independent TF32 implementation (upstream Triton's
@@ -87,6 +92,15 @@ pub struct KernelNumerics {
 /// sides, so a dot of length K allows K·2^-9 relative.
 pub fn independent_tf32(n: &mut KernelNumerics) {
     n.tf32_independent = n.tf32_dot_k.is_some();
+}
+
+/// Marks `n` as compared against upstream Triton, which runs fp8 dots on Hopper's
+/// `wgmma`, whose fp8 accumulation keeps about 14 bits of the sum, not fp32's 24: each of
+/// the K additions of one dot may then lose 2^-13 of the running sum's magnitude,
+/// K·2^-13 relative in all. (tritonc widens fp8 to fp16 exactly and accumulates in fp32,
+/// as the interpreter does: against the interpreter nothing widens.)
+pub fn reference_fp8_accumulation(n: &mut KernelNumerics) {
+    n.fp8_independent = n.fp8_dot_k.is_some();
 }
 
 impl KernelNumerics {
@@ -157,6 +171,9 @@ pub fn analyze(func: &Function) -> KernelNumerics {
                 let f32_operands = first_operand.and_then(|t| t.dtype()) == Some(DType::F32);
                 if f32_operands && *input_precision == InputPrecision::Tf32 {
                     n.tf32_dot_k = Some(n.tf32_dot_k.unwrap_or(0).max(k));
+                }
+                if first_operand.and_then(|t| t.dtype()).is_some_and(|d| d.is_fp8()) {
+                    n.fp8_dot_k = Some(n.fp8_dot_k.unwrap_or(0).max(k));
                 }
             }
             OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => {
@@ -233,6 +250,12 @@ pub fn derive(n: &KernelNumerics, out: DType, scale: f64) -> Tolerance {
         ulps += k as f64 * 2f64.powi(14);
         why.push(format!("independent TF32 rounding, K={k}"));
     }
+    // fp8 products accumulated in about 14 bits by the reference: K·2^-13 relative, i.e.
+    // K·2^10 f32 ulps.
+    if let (true, Some(k)) = (n.fp8_independent, n.fp8_dot_k) {
+        ulps += k as f64 * 2f64.powi(10);
+        why.push(format!("fp8 accumulation of the reference, K={k}"));
+    }
     let depth = if n.reduction_len > 1 {
         why.push(format!("reduction of {}", n.reduction_len));
         1.0 + (n.reduction_len as f64).log2().ceil()
@@ -252,6 +275,25 @@ pub fn derive(n: &KernelNumerics, out: DType, scale: f64) -> Tolerance {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fp8_dots_widen_only_against_an_independent_implementation() {
+        let mut n = KernelNumerics {
+            reduction_len: 1,
+            dot_k: Some(32),
+            fp8_dot_k: Some(32),
+            ..Default::default()
+        };
+        let own = derive(&n, DType::F32, 5.0);
+        independent_tf32(&mut n);
+        assert_eq!(derive(&n, DType::F32, 5.0).atol, own.atol);
+        reference_fp8_accumulation(&mut n);
+        let against = derive(&n, DType::F32, 5.0);
+        // 32·2^-13 of the largest output (5): 0.0195, against 33 ulps on its own.
+        assert!(own.atol < 1e-4, "{}", own.atol);
+        assert!(against.atol > 0.019 && against.atol < 0.03, "{}", against.atol);
+        assert!(against.why.contains("fp8 accumulation of the reference, K=32"));
+    }
 
     #[test]
     fn tf32_dots_widen_only_against_an_independent_tf32_implementation() {

@@ -203,6 +203,7 @@ pub fn compare_with_triton(
     numerics.approx_math.push("triton's lowering".into());
     numerics.fusable = true;
     crate::tolerance::independent_tf32(&mut numerics);
+    crate::tolerance::reference_fp8_accumulation(&mut numerics);
     let mut checks = Vec::new();
     for g in &got {
         let bytes = std::fs::read(dir.join(format!("out_{}.bin", g.name))).map_err(io)?;
