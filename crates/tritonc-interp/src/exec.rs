@@ -287,7 +287,7 @@ impl<'a> Program<'a> {
                 return Ok(());
             }
             OpKind::Barrier => return Ok(()),
-            OpKind::For => {
+            OpKind::For { .. } => {
                 let outs = self.exec_for(op, &ops)?;
                 for (&r, v) in results.iter().zip(outs) {
                     self.env[r.index()] = Some(v);

@@ -149,6 +149,7 @@ pub fn op_attrs(kind: &OpKind) -> Vec<(&'static str, Attr)> {
         AsyncCopyGlobalToLocal { cache, evict } => push_cache_evict(&mut out, *cache, *evict),
         AsyncWait { num } => out.push(("num", int32(*num))),
         LocalAlloc { offset: Some(o) } => out.push(("offset", int32(*o))),
+        For { num_stages: Some(n) } => out.push(("num_stages", int32(*n))),
         _ => {}
     }
     out
@@ -405,7 +406,12 @@ pub fn kind_from_parts(name: &str, entries: Vec<(String, Attr)>) -> Result<OpKin
             "ttg.async_wait" => AsyncWait {
                 num: d.req_int("num")?,
             },
-            "scf.for" => For,
+            "scf.for" => For {
+                num_stages: d
+                    .int("num_stages")?
+                    .map(|n| u32::try_from(n).map_err(|_| format!("num_stages {n} is out of range")))
+                    .transpose()?,
+            },
             "scf.if" => If,
             "scf.while" => While,
             "scf.yield" => Yield,

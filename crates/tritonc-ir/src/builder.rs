@@ -686,7 +686,7 @@ impl<'f> Builder<'f> {
         let mut operands = vec![lb, ub, step];
         operands.extend_from_slice(inits);
         let types: Vec<Type> = inits.iter().map(|&v| self.type_of(v)).collect();
-        let op = self.insert(OpKind::For, &operands, types.clone());
+        let op = self.insert(OpKind::For { num_stages: None }, &operands, types.clone());
         let body = self
             .func
             .region_entry(op, 0)

@@ -593,7 +593,11 @@ pub enum OpKind {
         num: u32,
     },
     /// `scf.for lb, ub, step, inits...`; body args: induction var, then the iter args.
-    For,
+    For {
+        /// The loop's own `num_stages` (`tl.range(..., num_stages=N)`), overriding the
+        /// launch's for this loop's software pipelining.
+        num_stages: Option<u32>,
+    },
     /// `scf.if cond`; then and else regions ending in `scf.yield`.
     If,
     /// `scf.while inits...`; a before region ending in `scf.condition`, an after region ending in `scf.yield`.
@@ -661,7 +665,7 @@ impl OpKind {
             AsyncCopyGlobalToLocal { .. } => "ttg.async_copy_global_to_local",
             AsyncCommitGroup => "ttg.async_commit_group",
             AsyncWait { .. } => "ttg.async_wait",
-            For => "scf.for",
+            For { .. } => "scf.for",
             If => "scf.if",
             While => "scf.while",
             Yield => "scf.yield",
@@ -697,7 +701,7 @@ impl OpKind {
     pub fn num_regions(&self) -> usize {
         use OpKind::*;
         match self {
-            Reduce { .. } | Scan { .. } | For => 1,
+            Reduce { .. } | Scan { .. } | For { .. } => 1,
             If | While => 2,
             _ => 0,
         }

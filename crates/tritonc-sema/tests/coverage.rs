@@ -252,6 +252,25 @@ fn unknown_tl_range_keyword_suggests_the_known_one() {
 }
 
 #[test]
+fn tl_range_num_stages_is_kept_on_the_loop() {
+    // `tl.range(..., num_stages=N)` overrides the launch's num_stages for that loop (the
+    // GPU IR's pipelining reads it); a plain range leaves the launch's.
+    let src = "import triton\nimport triton.language as tl\n\n@triton.jit\ndef kernel(x_ptr, n):\n    for i in tl.range(0, n, num_stages=4):\n        tl.store(x_ptr + i, 1.0)\n    for j in range(0, n):\n        tl.store(x_ptr + j, 2.0)\n";
+    let m = run(src, "*fp32, i32").expect("lowers");
+    let f = &m.functions[0];
+    let loops: Vec<_> = f
+        .walk()
+        .into_iter()
+        .filter_map(|op| match f.kind(op) {
+            OpKind::For { num_stages } => Some(*num_stages),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(loops, vec![Some(4), None]);
+    assert!(m.to_string().contains("{num_stages = 4 : i32}"), "{m}");
+}
+
+#[test]
 fn python_range_keywords_are_ignored_with_a_warning() {
     let src = "import triton\nimport triton.language as tl\n\n@triton.jit\ndef kernel(x_ptr, n):\n    for i in range(0, n, num_stages=2):\n        tl.store(x_ptr + i, 1.0)\n";
     let mut sources = SourceMap::new();

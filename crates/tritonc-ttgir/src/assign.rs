@@ -242,7 +242,7 @@ pub fn assign_layouts_for(
 /// Whether `v` is a result of a loop (`scf.for`/`scf.while`): a loop-carried value.
 fn is_loop_result(func: &Function, v: Value) -> bool {
     matches!(func.value_def(v), tritonc_ir::ValueDef::OpResult { op, .. }
-        if matches!(func.kind(op), OpKind::For | OpKind::While))
+        if matches!(func.kind(op), OpKind::For { .. } | OpKind::While))
 }
 
 /// Stores of a loop result done in the layout the loop carries, where that layout
@@ -368,7 +368,7 @@ fn single_conversion_target(func: &Function, a: &LayoutAssignment, v: Value) -> 
 fn carried_presets(func: &Function, a: &LayoutAssignment) -> HashMap<Value, Layout> {
     let mut presets = HashMap::new();
     for op in code_ops(func) {
-        if !matches!(func.kind(op), OpKind::For) {
+        if !matches!(func.kind(op), OpKind::For { .. }) {
             continue;
         }
         let Some(body) = func.region_entry(op, 0) else {

@@ -94,7 +94,7 @@ fn join(a: &AxisInfo, b: &AxisInfo) -> AxisInfo {
 fn carried_pairs(func: &Function) -> Vec<(Value, Value)> {
     let mut out = Vec::new();
     for op in func.walk() {
-        if !matches!(func.kind(op), OpKind::For) {
+        if !matches!(func.kind(op), OpKind::For { .. }) {
             continue;
         }
         let Some(body) = func.region_entry(op, 0) else {
@@ -196,7 +196,7 @@ impl AxisAnalysis {
                 let info = this.transfer(func, op, i);
                 this.infos[res.index()] = Some(info);
             }
-            if !matches!(func.kind(op), OpKind::For) {
+            if !matches!(func.kind(op), OpKind::For { .. }) {
                 continue;
             }
             let Some(body) = func.region_entry(op, 0) else {

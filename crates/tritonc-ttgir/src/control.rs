@@ -31,7 +31,7 @@ pub fn canonical(func: &Function, v: Value) -> Value {
             .and_then(|b| func.block(b).args().get(at).copied())
     };
     match func.kind(op) {
-        OpKind::For => arg(0, index + 1).unwrap_or(v),
+        OpKind::For { .. } => arg(0, index + 1).unwrap_or(v),
         OpKind::While => arg(1, index).unwrap_or(v),
         _ => v,
     }
@@ -45,12 +45,12 @@ pub fn carried_target(func: &Function, op: OpId, operand: usize) -> Option<Value
             .and_then(|b| func.block(b).args().get(at).copied())
     };
     match func.kind(op) {
-        OpKind::For if operand >= 3 => arg(op, 0, operand - 2),
+        OpKind::For { .. } if operand >= 3 => arg(op, 0, operand - 2),
         OpKind::While => arg(op, 0, operand),
         OpKind::Yield => {
             let parent = func.parent_op(op)?;
             match func.kind(parent) {
-                OpKind::For => arg(parent, 0, operand + 1),
+                OpKind::For { .. } => arg(parent, 0, operand + 1),
                 OpKind::If => func.op(parent).results().get(operand).copied(),
                 OpKind::While => arg(parent, 0, operand),
                 _ => None,
@@ -67,7 +67,7 @@ pub fn carried_target(func: &Function, op: OpId, operand: usize) -> Option<Value
 /// Whether `op`'s regions hold per-thread code of the kernel (structured control flow),
 /// as opposed to a combiner applied to scalars (`tt.reduce`, `tt.scan`).
 pub fn has_code_regions(kind: &OpKind) -> bool {
-    matches!(kind, OpKind::For | OpKind::If | OpKind::While)
+    matches!(kind, OpKind::For { .. } | OpKind::If | OpKind::While)
 }
 
 /// The ops of the kernel in program order, descending into structured control flow but

@@ -184,7 +184,7 @@ impl Assigner<'_> {
         let data = func.op(op);
         let operand_layout = |this: &Self, v: Value| this.get(v).or_else(|| this.default_layout(v));
         match func.kind(op) {
-            OpKind::For => {
+            OpKind::For { .. } => {
                 for (i, &init) in data.operands().iter().enumerate().skip(3) {
                     if let Some(target) = carried_target(func, op, i) {
                         if self.get(target).is_none() {

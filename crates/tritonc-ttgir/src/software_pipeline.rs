@@ -28,10 +28,11 @@
 //!   the index of the buffer it reads;
 //! - after it, `ttg.async_wait {num = 0}` and a `ttg.local_dealloc` of each buffer.
 //!
-//! `S` is lowered until every pipelined loop's buffers fit the target's shared memory
-//! with 16 KiB left for the rest of the kernel; a loop whose buffers cannot hold two
-//! stages is left alone, and so is every loop when `num_stages < 2` or the target has no
-//! `cp.async` (before `sm_80`).
+//! `num_stages` is the loop's own (`tl.range(..., num_stages=N)`, kept on its `scf.for`)
+//! or else the launch's. `S` is lowered until every pipelined loop's buffers fit the
+//! target's shared memory with 16 KiB left for the rest of the kernel; a loop whose
+//! buffers cannot hold two stages is left alone, and so is a loop whose `num_stages` is
+//! below 2, and every loop when the target has no `cp.async` (before `sm_80`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -80,10 +81,9 @@ impl GpuPass for PipelineLoops {
     }
 
     fn run(&self, func: &mut Function, options: &GpuOptions) -> Result<(), TtgirError> {
-        if options.num_stages < 2 || options.capability < 80 {
+        if options.capability < 80 {
             return Ok(());
         }
-        let stages = options.num_stages.saturating_sub(1).max(2);
         let access = LayoutAssignment::from_gpu_ir(func, options.num_warps, options.warp_size)?;
         let limit = options
             .shared_memory_per_block()
@@ -91,9 +91,15 @@ impl GpuPass for PipelineLoops {
         let mut region = 0u64;
         let mut plans = Vec::new();
         for op in func.walk() {
-            if !matches!(func.kind(op), OpKind::For) {
+            let OpKind::For { num_stages } = *func.kind(op) else {
+                continue;
+            };
+            // The loop's own `tl.range(num_stages=)`, else the launch's.
+            let num_stages = num_stages.unwrap_or(options.num_stages);
+            if num_stages < 2 {
                 continue;
             }
+            let stages = num_stages.saturating_sub(1).max(2);
             let Some(mut plan) = plan_loop(func, &access, op, stages) else {
                 continue;
             };

@@ -411,7 +411,7 @@ fn reduction_results_keep_the_slice_of_their_input() {
 fn loop_carried_block_takes_the_layout_of_its_yield() {
     let f = fixtures::loop_sum();
     let a = assign_layouts(&f, 4).unwrap();
-    let for_op = find_ops(&f, |k| matches!(k, OpKind::For))[0];
+    let for_op = find_ops(&f, |k| matches!(k, OpKind::For { .. }))[0];
     let load = find_ops(&f, |k| matches!(k, OpKind::Load { .. }))[0];
     let body = f.region_entry(for_op, 0).unwrap();
     let carried = f.block(body).args()[1];

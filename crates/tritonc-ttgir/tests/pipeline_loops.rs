@@ -117,3 +117,35 @@ fn buffers_shrink_to_the_targets_shared_memory() {
     pipeline(&mut f, &GpuOptions::nvidia_sm(4, 90).with_stages(8));
     assert_eq!(buffers(&f), vec![7, 7]);
 }
+
+/// `k_loop_32.ttgir` with its loop's own `num_stages` (`tl.range(..., num_stages=N)`).
+fn with_loop_stages(n: u32) -> Function {
+    let text = fixture("k_loop_32.ttgir");
+    let text = text.replacen(
+        " : i32, i32, i32, tensor<32x32xf32, #mma>",
+        &format!(" {{num_stages = {n} : i32}} : i32, i32, i32, tensor<32x32xf32, #mma>"),
+        1,
+    );
+    let mut m = parse_module(&text).unwrap();
+    m.functions.remove(0)
+}
+
+#[test]
+fn a_loops_own_num_stages_overrides_the_launchs() {
+    // The attribute parses and prints back.
+    let f = with_loop_stages(4);
+    let options = GpuOptions::nvidia_sm(4, 80).with_stages(3);
+    assert!(print_gpu_module(&f, &options).contains("{num_stages = 4 : i32}"));
+    // num_stages=4 on the loop: three buffers although the launch says 3 (two).
+    let mut f = with_loop_stages(4);
+    pipeline(&mut f, &options);
+    assert_eq!(buffers(&f), vec![3, 3]);
+    // num_stages=1 on the loop: not pipelined although the launch says 3.
+    let mut f = with_loop_stages(1);
+    pipeline(&mut f, &options);
+    assert!(buffers(&f).is_empty());
+    // And the launch's 1 does not stop a loop that asks for 3.
+    let mut f = with_loop_stages(3);
+    pipeline(&mut f, &GpuOptions::nvidia_sm(4, 80).with_stages(1));
+    assert_eq!(buffers(&f), vec![2, 2]);
+}

@@ -544,7 +544,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let b = self.b;
         match kind {
             OpKind::Return => Ok(()),
-            OpKind::For => self.lower_for(op),
+            OpKind::For { .. } => self.lower_for(op),
             OpKind::If => self.lower_if(op),
             OpKind::While => self.lower_while(op),
             OpKind::GetProgramId { axis } => {

@@ -548,7 +548,7 @@ fn rule(
             })?;
             ensure(all_tokens(ops), || "takes tokens".into())
         }
-        For => check_for(v, op, ops, res),
+        For { .. } => check_for(v, op, ops, res),
         If => check_if(v, op, ops, res),
         While => check_while(v, op, ops, res),
         Return => {
@@ -563,7 +563,7 @@ fn rule(
         Yield => {
             let parent = v.f.parent_op(op);
             let ok = match parent.map(|p| v.f.kind(p)) {
-                Some(For | If) => true,
+                Some(For { .. } | If) => true,
                 Some(While) => v.f.op(op).parent() == parent.and_then(|p| v.f.region_entry(p, 1)),
                 _ => false,
             };

@@ -97,7 +97,7 @@ pub fn solve<T: Transfer>(f: &Function, t: &T) -> Facts<T::Fact> {
         for &op in &ops {
             let data = f.op(op);
             match data.kind {
-                OpKind::For => {
+                OpKind::For { .. } => {
                     let Some(body) = f.region_entry(op, 0) else {
                         continue;
                     };

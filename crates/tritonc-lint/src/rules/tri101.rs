@@ -294,7 +294,7 @@ fn is_induction_var(f: &Function, v: Value) -> bool {
     match f.value_def(v) {
         ValueDef::BlockArg { block, index: 0 } => f
             .block_parent_op(block)
-            .is_some_and(|p| matches!(f.kind(p), OpKind::For)),
+            .is_some_and(|p| matches!(f.kind(p), OpKind::For { .. })),
         ValueDef::BlockArg { .. } => false,
         ValueDef::OpResult { op, .. } => match f.kind(op) {
             OpKind::Cast { .. } => is_induction_var(f, f.op(op).operands()[0]),

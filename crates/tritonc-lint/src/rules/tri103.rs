@@ -371,7 +371,7 @@ fn other_fill_is_contained(ir: &AnalysedKernel, load: OpId, wanted: ConstValue) 
                     let Some(parent) = f.parent_op(user) else {
                         return false;
                     };
-                    if !matches!(f.kind(parent), OpKind::For) {
+                    if !matches!(f.kind(parent), OpKind::For { .. }) {
                         return false;
                     }
                     let i = u.operand as usize;
@@ -380,7 +380,7 @@ fn other_fill_is_contained(ir: &AnalysedKernel, load: OpId, wanted: ConstValue) 
                         work.extend(f.block(b).args().get(i + 1).copied());
                     }
                 }
-                OpKind::For if u.operand >= 3 => {
+                OpKind::For { .. } if u.operand >= 3 => {
                     let i = u.operand as usize - 3;
                     work.extend(data.results().get(i).copied());
                     if let Some(b) = f.region_entry(user, 0) {
@@ -432,7 +432,7 @@ fn is_stabilizer(f: &Function, v: Value, seen: &mut BTreeSet<Value>, depth: u32)
                 let Some(parent) = f.parent_op(user) else {
                     return false;
                 };
-                if !matches!(f.kind(parent), OpKind::For) {
+                if !matches!(f.kind(parent), OpKind::For { .. }) {
                     return false;
                 }
                 let i = u.operand as usize;

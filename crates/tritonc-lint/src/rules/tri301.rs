@@ -153,7 +153,7 @@ fn reduced_range(
                     }
                 }
             }
-            OpKind::For | OpKind::Reduce { .. } | OpKind::Dot { .. } => {}
+            OpKind::For { .. } | OpKind::Reduce { .. } | OpKind::Dot { .. } => {}
             _ => {
                 for &o in f.op(op).operands() {
                     if f.value_type(o).rank() == f.value_type(v).rank() {

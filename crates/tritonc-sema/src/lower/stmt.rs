@@ -419,7 +419,7 @@ impl LowerCx<'_> {
         for a in &call.args {
             bounds.push((self.lower_expr(a)?, a.span));
         }
-        self.range_keywords(&path, call, &mut bounds)?;
+        let num_stages = self.range_keywords(&path, call, &mut bounds)?;
         match path.as_str() {
             "triton.language.static_range" => {
                 let ints: Vec<i128> = bounds
@@ -460,7 +460,7 @@ impl LowerCx<'_> {
                 Ok(())
             }
             "builtins.range" | "triton.language.range" => {
-                self.lower_scf_for(target, bounds, body, span, iter.span)
+                self.lower_scf_for(target, bounds, body, span, iter.span, num_stages)
             }
             _ => Err(unsupported(
                 iter.span,
@@ -476,14 +476,15 @@ impl LowerCx<'_> {
     /// is an error at its span. Python's `range` ignores keywords in Triton 3.6 (a
     /// warning here).
     ///
-    /// The tile IR's `scf.for` has no attributes, so the loop attributes are validated
-    /// and not kept: the back end pipelines by the launch's `num_stages`.
+    /// Returns `num_stages` when given (kept on the loop's `scf.for`, where it overrides
+    /// the launch's `num_stages` for that loop's pipelining); the other loop attributes
+    /// are validated and not kept.
     fn range_keywords(
         &mut self,
         path: &str,
         call: &tritonc_syntax::ast::Call,
         bounds: &mut Vec<(SemaValue, Span)>,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<Option<u32>, Diagnostic> {
         const BOUNDS: &[&str] = &["arg1", "arg2", "step"];
         const LOOP_INTS: &[&str] = &["num_stages", "loop_unroll_factor"];
         const LOOP_FLAGS: &[&str] = &[
@@ -496,8 +497,9 @@ impl LowerCx<'_> {
             "triton.language.range" => "tl.range",
             "triton.language.static_range" => "tl.static_range",
             "builtins.range" => "range",
-            _ => return Ok(()),
+            _ => return Ok(None),
         };
+        let mut num_stages = None;
         let mut by_name: Vec<(usize, SemaValue, Span)> = Vec::new();
         for k in &call.keywords {
             let Some(name) = &k.name else {
@@ -567,6 +569,11 @@ impl LowerCx<'_> {
                 .with_primary(k.value.span, "")
                 .with_note("Triton 3.6 stores it as a 32-bit integer attribute of the loop"));
             }
+            if name == "num_stages" {
+                if let Some(n) = c.as_int() {
+                    num_stages = Some(u32::try_from(n.max(0)).unwrap_or(u32::MAX));
+                }
+            }
         }
         by_name.sort_by_key(|(i, _, _)| *i);
         for (i, v, span) in by_name {
@@ -606,7 +613,7 @@ impl LowerCx<'_> {
             }
             bounds.push((v, span));
         }
-        Ok(())
+        Ok(num_stages)
     }
 
     fn lower_scf_for(
@@ -616,6 +623,7 @@ impl LowerCx<'_> {
         body: &[Stmt],
         span: Span,
         iter_span: Span,
+        num_stages: Option<u32>,
     ) -> Result<(), Diagnostic> {
         let Some(iv_name) = target.as_name().map(str::to_string) else {
             return Err(unsupported(target.span, "a loop target other than a name"));
@@ -690,6 +698,7 @@ impl LowerCx<'_> {
         let (carried, inits) = self.loop_carried(body, Some(&iv_name))?;
         let outer = self.block;
         let fl = self.builder(span).scf_for(ids[0], ids[1], ids[2], &inits);
+        *self.func.kind_mut(fl.op) = tritonc_ir::OpKind::For { num_stages };
         let saved = self.frame().vars.clone();
         self.block = fl.body;
         let iv_type = self.type_of(fl.induction_var);
