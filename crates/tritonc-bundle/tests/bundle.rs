@@ -33,6 +33,7 @@ fn key(args: &[(&str, &str)]) -> SpecializationKey {
         num_stages: 3,
         target: Target::cuda(90),
         debug: false,
+        triton_version: Default::default(),
     }
 }
 

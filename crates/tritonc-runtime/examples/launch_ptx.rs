@@ -36,6 +36,7 @@ fn vector_add_meta() -> BundleMeta {
         num_stages: 1,
         target: Target::cuda(90),
         debug: false,
+        triton_version: Default::default(),
     };
     let pointer = |index| ParamRole::Passed {
         index,

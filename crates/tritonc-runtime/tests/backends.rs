@@ -52,6 +52,7 @@ fn add_meta(target: &str) -> BundleMeta {
         num_stages: 3,
         target: Target::cuda(90),
         debug: false,
+        triton_version: Default::default(),
     };
     let amd = target.starts_with("gfx");
     BundleMeta {

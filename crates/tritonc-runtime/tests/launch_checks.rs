@@ -79,6 +79,7 @@ fn meta(kernel: &str, params: &[(&str, P)]) -> BundleMeta {
         num_stages: 3,
         target: Target::cuda(90),
         debug: false,
+        triton_version: Default::default(),
     };
     BundleMeta {
         format_version: FORMAT_VERSION,

@@ -65,6 +65,7 @@ fn amd_bundle_dir(name: &str) -> PathBuf {
         num_stages: 3,
         target: Target::cuda(90),
         debug: false,
+        triton_version: Default::default(),
     };
     let bundle = Bundle {
         meta: BundleMeta {
