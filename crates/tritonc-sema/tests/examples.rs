@@ -158,7 +158,7 @@ fn loop_depth(f: &Function, op: OpId) -> usize {
     let mut d = 0;
     let mut cur = f.parent_op(op);
     while let Some(p) = cur {
-        if matches!(f.kind(p), OpKind::For | OpKind::While) {
+        if matches!(f.kind(p), OpKind::For { .. } | OpKind::While) {
             d += 1;
         }
         cur = f.parent_op(p);
