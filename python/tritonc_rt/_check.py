@@ -62,15 +62,29 @@ class LaunchError(ValueError):
         super().__init__(f"launch of {variant} refused:\n{lines}")
 
 
+# Signature dtype names of the tensor dtypes seen so far (str() of a dtype on every launch
+# is a measurable part of the launch).
+_TORCH_NAMES: dict = {}
+
+
 def tensor_info(obj: Any) -> Optional[Tuple[int, str, Optional[str]]]:
     """(device address, signature dtype name or the foreign name, why it is unusable)
     of a tensor-like object, or None for anything else."""
     if hasattr(obj, "data_ptr") and hasattr(obj, "dtype") and callable(obj.data_ptr):
-        name = str(obj.dtype).replace("torch.", "")
+        dtype = obj.dtype
+        try:
+            name = _TORCH_NAMES[dtype]
+        except (KeyError, TypeError):
+            name = str(dtype).replace("torch.", "")
+            name = TORCH_DTYPES.get(name, name)
+            try:
+                _TORCH_NAMES[dtype] = name
+            except TypeError:
+                pass
         problem = None
         if getattr(obj, "is_cuda", True) is False:
             problem = f"is a tensor on {getattr(obj, 'device', 'the CPU')}, not on a CUDA device"
-        return int(obj.data_ptr()), TORCH_DTYPES.get(name, name), problem
+        return int(obj.data_ptr()), name, problem
     iface = getattr(obj, "__cuda_array_interface__", None)
     if isinstance(iface, dict):
         typestr = str(iface.get("typestr", ""))

@@ -139,7 +139,7 @@ class Driver:
 
     def launch(self, function: int, grid, threads: int, shared: int, stream: int, values) -> None:
         params = (ctypes.c_void_p * max(len(values), 1))(
-            *[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
+            *[ctypes.addressof(v) for v in values])
         self.check("cuLaunchKernel", self.lib.cuLaunchKernel(
             function, grid[0], grid[1], grid[2], threads, 1, 1, shared, stream or None,
             params, None))

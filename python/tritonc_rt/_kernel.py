@@ -119,10 +119,11 @@ class Kernel:
         if 0 in dims:
             return  # as Triton: no programs, nothing to launch
         d = driver()
-        ctx, dev = d.context(_device_of(bound))
+        device = _device_of(bound)
+        ctx, dev = d.context(device)
         function = variant.function(d, ctx, dev)
         if stream is None:
-            stream = _current_stream()
+            stream = _current_stream(device)
         b = variant.bundle
         d.launch(function, dims, 32 * b.num_warps, b.dynamic_shared_bytes, stream, values)
 
@@ -137,8 +138,13 @@ def _device_of(bound: Sequence[Any]) -> int:
     return 0
 
 
-def _current_stream() -> int:
+def _current_stream(device: int) -> int:
+    """PyTorch's current stream on ``device`` (as Triton's launcher asks for it: the raw
+    handle, without building a ``torch.cuda.Stream``), or the default stream."""
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_initialized():
-        return int(torch.cuda.current_stream().cuda_stream)
+        raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            return int(raw(device))
+        return int(torch.cuda.current_stream(device).cuda_stream)
     return 0
