@@ -200,15 +200,30 @@ impl ParamBuffer {
         &self.offsets
     }
 
-    /// The bytes of PTX parameter `index`.
-    pub fn param(&self, index: usize) -> &[u8] {
-        &self.bytes()[self.offsets[index]..self.offsets[index] + self.sizes[index]]
+    /// The bytes of PTX parameter `index`, or `None` past the last parameter.
+    pub fn param(&self, index: usize) -> Option<&[u8]> {
+        let (&at, &size) = (self.offsets.get(index)?, self.sizes.get(index)?);
+        self.bytes().get(at..at + size)
     }
 
-    /// Writes PTX parameter `index` (little-endian `value`, truncated to the slot size).
-    pub fn set(&mut self, index: usize, value: u64) {
-        let (at, size) = (self.offsets[index], self.sizes[index]);
-        self.bytes_mut()[at..at + size].copy_from_slice(&value.to_le_bytes()[..size]);
+    /// Writes PTX parameter `index` (little-endian `value`, truncated to the slot size);
+    /// returns `false`, writing nothing, past the last parameter (or for a slot wider
+    /// than 8 bytes).
+    #[must_use = "a parameter index outside the buffer writes nothing"]
+    pub fn set(&mut self, index: usize, value: u64) -> bool {
+        let (Some(&at), Some(&size)) = (self.offsets.get(index), self.sizes.get(index)) else {
+            return false;
+        };
+        if size > 8 {
+            return false;
+        }
+        match self.bytes_mut().get_mut(at..at + size) {
+            Some(slot) => {
+                slot.copy_from_slice(&value.to_le_bytes()[..size]);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The `void**` array `cuLaunchKernel` takes: one pointer per parameter into this
@@ -263,7 +278,11 @@ pub fn check_and_marshal(meta: &BundleMeta, args: &[Arg]) -> Result<ParamBuffer,
                 }),
             },
             ParamRole::Passed { index, kind } => match encode(name, kind, arg) {
-                Ok(bits) => buf.set(*index as usize, bits),
+                Ok(bits) => {
+                    // The buffer is laid out from these very indices.
+                    let written = buf.set(*index as usize, bits);
+                    debug_assert!(written, "parameter {index} is in the layout");
+                }
                 Err(v) => violations.push(v),
             },
         }

@@ -100,7 +100,15 @@ impl Kernel {
                     if bytes_per_program > 0 {
                         let total = bytes_per_program.saturating_mul(grid.programs());
                         let buf = self.device.alloc_zeroed(tritonc_ir::DType::I8, total)?;
-                        params.set(h.index as usize, buf.ptr().addr);
+                        if !params.set(h.index as usize, buf.ptr().addr) {
+                            return Err(RuntimeError::IncompatibleBundle {
+                                entry: self.meta.entry.clone(),
+                                reason: format!(
+                                    "its scratch parameter {} is not among the kernel's parameters",
+                                    h.index
+                                ),
+                            });
+                        }
                         scratch.push(buf);
                     }
                 }

@@ -126,8 +126,8 @@ fn amd_and_nvidia_bundles_marshal_the_same_arguments_alike() {
     // Three 8-byte pointers, then the i32: the C ABI both launch APIs take.
     assert_eq!(amd.offsets(), &[0, 8, 16, 24]);
     assert_eq!(amd.bytes(), nvidia.bytes());
-    assert_eq!(amd.param(0), &0x7f00_0000_0000u64.to_le_bytes());
-    assert_eq!(amd.param(3), &4096i32.to_le_bytes());
+    assert_eq!(amd.param(0).unwrap(), &0x7f00_0000_0000u64.to_le_bytes());
+    assert_eq!(amd.param(3).unwrap(), &4096i32.to_le_bytes());
     // And the launch-time checks refuse the same misaligned pointer.
     let misaligned = args(0x7f00_0000_0004, 4096);
     let err = select_variant(&[amd_bundle("gfx942")], &misaligned, None).unwrap_err();
@@ -162,7 +162,7 @@ fn marshalling_matches_the_kernel_arguments_of_a_triton_amd_code_object() {
         .to_vec();
     let mut buf = check_and_marshal(&meta, &args(0x7f00_0000_0000, 4096)).unwrap();
     let layout: Vec<(usize, usize)> = (0..buf.len())
-        .map(|i| (buf.offsets()[i], buf.param(i).len()))
+        .map(|i| (buf.offsets()[i], buf.param(i).unwrap().len()))
         .collect();
     assert_eq!(layout, triton_args);
     assert_eq!(
@@ -170,8 +170,8 @@ fn marshalling_matches_the_kernel_arguments_of_a_triton_amd_code_object() {
         6,
         "one pointer per kernel argument"
     );
-    assert_eq!(buf.param(4), &[0; 8], "no scratch: a null pointer");
-    assert_eq!(buf.param(5), &[0; 8], "no profile scratch: a null pointer");
+    assert_eq!(buf.param(4).unwrap(), &[0; 8], "no scratch: a null pointer");
+    assert_eq!(buf.param(5).unwrap(), &[0; 8], "no profile scratch: a null pointer");
 }
 
 #[test]

@@ -139,9 +139,9 @@ fn vector_add_params_are_laid_out_as_cuda_expects() {
     let buf = check_and_marshal(&add_meta(16, None), &add_args(0x7f00_0000_0000, 5000, 1024))
         .expect("aligned pointers and the compiled BLOCK are accepted");
     assert_eq!(buf.offsets(), &[0, 8, 16, 24]);
-    assert_eq!(buf.param(0), &0x7f00_0000_0000u64.to_le_bytes());
-    assert_eq!(buf.param(2), &0x7f00_0000_2000u64.to_le_bytes());
-    assert_eq!(buf.param(3), &5000i32.to_le_bytes());
+    assert_eq!(buf.param(0).unwrap(), &0x7f00_0000_0000u64.to_le_bytes());
+    assert_eq!(buf.param(2).unwrap(), &0x7f00_0000_2000u64.to_le_bytes());
+    assert_eq!(buf.param(3).unwrap(), &5000i32.to_le_bytes());
     assert_eq!(buf.bytes().len(), 32);
 }
 
@@ -175,24 +175,36 @@ fn scalars_are_aligned_to_their_size() {
     let buf = check_and_marshal(&m, &args).unwrap();
     assert_eq!(buf.offsets(), &[0, 4, 8, 16, 24, 32, 36]);
     assert_eq!(
-        buf.param(0),
+        buf.param(0).unwrap(),
         &half::f16::from_f32(1.5).to_bits().to_le_bytes()
     );
-    assert_eq!(buf.param(1), &(-2i32).to_le_bytes());
-    assert_eq!(buf.param(2), &[1]);
-    assert_eq!(buf.param(3), &(1i64 << 40).to_le_bytes());
+    assert_eq!(buf.param(1).unwrap(), &(-2i32).to_le_bytes());
+    assert_eq!(buf.param(2).unwrap(), &[1]);
+    assert_eq!(buf.param(3).unwrap(), &(1i64 << 40).to_le_bytes());
     // An unhinted pointer may have any address.
-    assert_eq!(buf.param(4), &0x1003u64.to_le_bytes());
+    assert_eq!(buf.param(4).unwrap(), &0x1003u64.to_le_bytes());
     // An int passed for a float parameter is converted, as Python does.
-    assert_eq!(buf.param(5), &3.0f32.to_bits().to_le_bytes());
-    assert_eq!(buf.param(6), &[255]);
+    assert_eq!(buf.param(5).unwrap(), &3.0f32.to_bits().to_le_bytes());
+    assert_eq!(buf.param(6).unwrap(), &[255]);
+}
+
+#[test]
+fn parameter_indices_past_the_buffer_are_refused_not_a_panic() {
+    let mut buf = ParamBuffer::layout(&[8, 4]);
+    assert_eq!(buf.param(2), None);
+    assert_eq!(buf.param(usize::MAX), None);
+    assert!(!buf.set(2, 1));
+    assert!(!buf.set(usize::MAX, 1));
+    // Nothing was written.
+    assert_eq!(buf.param(0).unwrap(), &[0; 8]);
+    assert_eq!(buf.param(1).unwrap(), &[0; 4]);
 }
 
 #[test]
 fn kernel_params_point_into_the_buffer() {
     let mut buf = ParamBuffer::layout(&[8, 4, 4]);
-    buf.set(0, 0xdead_beef_0000_0010);
-    buf.set(2, 7);
+    assert!(buf.set(0, 0xdead_beef_0000_0010));
+    assert!(buf.set(2, 7));
     let ptrs = buf.kernel_params();
     // SAFETY (test): the pointers come from kernel_params over live storage.
     unsafe {
@@ -384,7 +396,7 @@ fn hidden_scratch_parameter_gets_a_slot() {
     });
     let buf = check_and_marshal(&m, &add_args(0x7f00_0000_0000, 64, 1024)).unwrap();
     assert_eq!(buf.offsets(), &[0, 8, 16, 24, 32]);
-    assert_eq!(buf.param(4), &[0; 8], "a size-0 scratch is a null pointer");
+    assert_eq!(buf.param(4).unwrap(), &[0; 8], "a size-0 scratch is a null pointer");
 }
 
 fn bundle(meta: BundleMeta) -> Bundle {
