@@ -336,23 +336,7 @@ fn materialize_tensor(
         })?;
     if !budget.data {
         // Shapes only: the buffer's place (and so the pointer's alignment) without bytes.
-        let buffer = memory.add(Buffer {
-            name: t.name.clone(),
-            dtype: t.dtype,
-            bytes: Vec::new(),
-        });
-        return Ok(TensorArg {
-            name: t.name.clone(),
-            dtype: t.dtype,
-            shape,
-            strides,
-            offset,
-            buffer,
-            output: t.output,
-            reference: t.reference.as_ref().map(|r| base_dir.join(r)),
-            atol: t.atol,
-            rtol: t.rtol,
-        });
+        return Ok(place_tensor(t, base_dir, memory, Vec::new(), shape, strides, offset));
     }
     if bytes as u64 > MAX_BUFFER_BYTES {
         return Err(too_large(format!(
@@ -428,12 +412,26 @@ fn materialize_tensor(
         init => Source::Init(init),
     };
     let bytes = storage_bytes(t.dtype, storage_len, source, &rng, &t.specials);
+    Ok(place_tensor(t, base_dir, memory, bytes, shape, strides, offset))
+}
+
+/// `t`'s argument over a new buffer of `bytes` in `memory` (empty bytes: the buffer's
+/// place only, for compiling without data).
+fn place_tensor(
+    t: &TensorSpec,
+    base_dir: &Path,
+    memory: &mut Memory,
+    bytes: Vec<u8>,
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    offset: usize,
+) -> TensorArg {
     let buffer = memory.add(Buffer {
         name: t.name.clone(),
         dtype: t.dtype,
         bytes,
     });
-    Ok(TensorArg {
+    TensorArg {
         name: t.name.clone(),
         dtype: t.dtype,
         shape,
@@ -444,7 +442,7 @@ fn materialize_tensor(
         reference: t.reference.as_ref().map(|r| base_dir.join(r)),
         atol: t.atol,
         rtol: t.rtol,
-    })
+    }
 }
 
 /// A Python int argument's signature type, as Triton's launcher picks it.

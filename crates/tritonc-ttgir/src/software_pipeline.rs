@@ -475,7 +475,8 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
         let loaded = f.op(l.load).results()[0];
         let ty = f.value_type(loaded).clone();
         let mut b = Builder::before(f, l.load);
-        b.set_loc(f_loc(b.func(), l.load));
+        let load_loc = b.func().op(l.load).loc.clone();
+        b.set_loc(load_loc);
         let view = single(
             &mut b,
             OpKind::MemDescIndex,
@@ -511,10 +512,6 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
     for &buf in &buffers {
         b.insert(OpKind::LocalDealloc, &[buf], Vec::new());
     }
-}
-
-fn f_loc(f: &Function, op: OpId) -> tritonc_ir::Location {
-    f.op(op).loc.clone()
 }
 
 /// Erases the ops computing `values` that nothing uses any more (and, in turn, what only

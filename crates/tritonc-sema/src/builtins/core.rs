@@ -1032,14 +1032,7 @@ pub(super) fn pointer_type(_cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     if let Some(a) = &b[1] {
         args.push(expect_const(a, "`tl.pointer_type`'s address space")?);
     }
-    calls::call(
-        &Constexpr::Builtin(call.path.clone()),
-        &args,
-        &[],
-        call.span,
-        call.func_span,
-    )
-    .map(SemaValue::Const)
+    call_on_constants(call, &args)
 }
 
 pub(super) fn host_helper(_cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
@@ -1048,9 +1041,14 @@ pub(super) fn host_helper(_cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
         .iter()
         .map(|a| expect_const(a, &format!("an argument of `{}`", call.path)))
         .collect::<Result<Vec<_>, _>>()?;
+    call_on_constants(call, &args)
+}
+
+/// `call`'s builtin evaluated by the constexpr evaluator on constant `args`.
+fn call_on_constants(call: &BuiltinCall, args: &[Constexpr]) -> R {
     calls::call(
         &Constexpr::Builtin(call.path.clone()),
-        &args,
+        args,
         &[],
         call.span,
         call.func_span,
