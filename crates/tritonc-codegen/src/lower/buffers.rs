@@ -210,14 +210,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         if view.shape.len() != 2 {
             return Err(self.error("only 2-D asynchronous copies are lowered"));
         }
-        let strides = {
-            let fast = view.layout.order[0] as usize;
-            let pad = view.layout.padding.map_or(0, |p| u64::from(p.pad));
-            let mut s = [0u64; 2];
-            s[fast] = 1;
-            s[1 - fast] = view.shape[fast] + pad;
-            s
-        };
+        // Element strides of the buffer's rows (the operand index only decides how a dot
+        // reads them).
+        let strides = view.staged(0, elem_bytes).strides;
         let linear = self.result_linear(ptr_v)?;
         let vec = self.layouts.access(op).map_or(1, |p| p.vector_width) as usize;
         let bytes = (vec as u64 * elem_bytes) as i32;
