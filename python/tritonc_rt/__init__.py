@@ -34,3 +34,10 @@ __all__ = [
     "load",
     "load_bundle",
 ]
+
+if __import__("os").environ.get("TRITONC_INTERPRET", "0") not in ("", "0"):
+    # TRITONC_INTERPRET=1: kernel[grid](...) of @triton.jit kernels runs on tritonc's CPU
+    # interpreter (tritonc_rt.interpret, docs/python.md).
+    from . import interpret as _interpret
+
+    _interpret.install()

@@ -245,23 +245,25 @@ fn detect_races(
     memory: &Memory,
     pid_of: impl Fn(u64) -> [u32; 3],
 ) -> RtResult<()> {
-    let mut writes = Vec::new();
-    let mut reads = Vec::new();
-    for (prog, log) in logs.iter().enumerate() {
-        for a in &log.accesses {
-            let r = Range {
-                start: a.start,
-                end: a.end,
-                prog: prog as u64,
-                op: a.op,
-            };
-            if a.write {
-                writes.push(r);
-            } else {
-                reads.push(r);
-            }
-        }
-    }
+    // Every range of every program, in program order (collected in parallel).
+    let ranges = |write: bool| -> Vec<Range> {
+        logs.par_iter()
+            .enumerate()
+            .flat_map_iter(|(prog, log)| {
+                log.accesses
+                    .iter()
+                    .filter(move |a| a.write == write)
+                    .map(move |a| Range {
+                        start: a.start,
+                        end: a.end,
+                        prog: prog as u64,
+                        op: a.op,
+                    })
+            })
+            .collect()
+    };
+    let mut writes = ranges(true);
+    let reads = ranges(false);
     let race = |what: &'static str, later: Range, earlier: Range, addr: u64| {
         let (later, earlier) = if later.prog >= earlier.prog {
             (later, earlier)
@@ -280,7 +282,9 @@ fn detect_races(
         e.program = Some(pid_of(later.prog));
         e
     };
-    writes.sort_by_key(|r| (r.start, r.prog));
+    // A stable sort: ties keep program order, so the race reported is the same on any
+    // number of threads.
+    writes.par_sort_by_key(|r| (r.start, r.prog));
     // Sweep keeping the furthest-reaching range and the furthest from another program.
     let mut best: Option<Range> = None;
     let mut best_other: Option<Range> = None;
@@ -318,15 +322,20 @@ fn detect_races(
             _ => segs.push(w),
         }
     }
-    for r in &reads {
+    // The first racing read in program order, whichever thread finds it.
+    let racing = reads.par_iter().find_map_first(|r| {
         let mut i = segs.partition_point(|s| s.end <= r.start);
         while i < segs.len() && segs[i].start < r.end {
             let s = segs[i];
             if s.prog != r.prog {
-                return Err(race("write/read", *r, s, r.start.max(s.start)));
+                return Some((*r, s));
             }
             i += 1;
         }
+        None
+    });
+    if let Some((r, s)) = racing {
+        return Err(race("write/read", r, s, r.start.max(s.start)));
     }
     Ok(())
 }

@@ -581,9 +581,12 @@ impl Buffer {
 
     /// The elements widened to f64 (unsigned ints by their unsigned value).
     pub fn to_f64_vec(&self) -> Vec<f64> {
+        use rayon::prelude::*;
         let d = self.data();
         let unsigned = self.dtype.is_unsigned();
         (0..d.len())
+            .into_par_iter()
+            .with_min_len(1 << 14)
             .map(|i| {
                 if unsigned {
                     let bits = self.dtype.bitwidth().unwrap_or(64);

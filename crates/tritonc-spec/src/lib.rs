@@ -19,5 +19,8 @@ pub mod summary;
 
 pub use parse::{parse, LaunchSpec, TensorSpec};
 pub use reference::{check_references, ReferenceCheck};
-pub use run::{lower, prepare, prepare_shapes, run_spec_file, Launch, RunOutcome, TensorArg};
+pub use run::{
+    jit_debug, lower, prepare, prepare_shapes, run_spec_file, scalar_arg, Launch, RunOutcome,
+    TensorArg, GRID_LIMITS,
+};
 pub use summary::{compare, summarize, Comparison, Summary};

@@ -53,27 +53,20 @@ impl TensorArg {
 
     /// The storage indices of the view's elements, in row-major view order.
     pub fn storage_indices(&self) -> Vec<usize> {
+        use rayon::prelude::*;
         let n: usize = self.shape.iter().product();
-        let mut out = Vec::with_capacity(n);
-        let mut idx = vec![0usize; self.shape.len()];
-        for _ in 0..n {
-            out.push(
-                self.offset
-                    + idx
-                        .iter()
-                        .zip(&self.strides)
-                        .map(|(i, s)| i * s)
-                        .sum::<usize>(),
-            );
-            for d in (0..self.shape.len()).rev() {
-                idx[d] += 1;
-                if idx[d] < self.shape[d] {
-                    break;
+        (0..n)
+            .into_par_iter()
+            .with_min_len(1 << 14)
+            .map(|mut i| {
+                let mut at = self.offset;
+                for (d, s) in self.shape.iter().zip(&self.strides).rev() {
+                    at += (i % d) * s;
+                    i /= d;
                 }
-                idx[d] = 0;
-            }
-        }
-        out
+                at
+            })
+            .collect()
     }
 
     /// The view's elements as typed data, in row-major view order.
@@ -86,8 +79,9 @@ impl TensorArg {
 
     /// The view's elements widened to f64 (unsigned ints by value).
     pub fn values(&self, memory: &Memory) -> Vec<f64> {
+        use rayon::prelude::*;
         let all = memory.buffer(self.buffer).to_f64_vec();
-        self.storage_indices().into_iter().map(|i| all[i]).collect()
+        self.storage_indices().into_par_iter().map(|i| all[i]).collect()
     }
 }
 
@@ -456,6 +450,41 @@ fn int_dtype(v: i128) -> DType {
     }
 }
 
+/// How a Python value passed for a runtime (not constexpr) scalar parameter is specialized
+/// and passed, as Triton's launcher does: a bool is an `i1`, an int `i32`/`i64`/`u64` by
+/// its range with `:16` when divisible by 16, and an int equal to 1 is folded into the
+/// kernel as the constexpr 1 (with `specialize` false, as for `do_not_specialize`, neither
+/// happens); a float is an `fp32`, `None` a constexpr. The value to pass is `None` when the
+/// parameter is folded; the whole answer is `None` for a value no runtime parameter takes.
+pub fn scalar_arg(v: &Constexpr, specialize: bool) -> Option<(ArgSpec, Option<ArgValue>)> {
+    Some(match v {
+        Constexpr::Bool(b) => (
+            ArgSpec::Scalar {
+                dtype: DType::I1,
+                divisibility: None,
+            },
+            Some(ArgValue::Int(*b as i128)),
+        ),
+        Constexpr::Int(1) if specialize => (ArgSpec::Constexpr(Constexpr::Int(1)), None),
+        Constexpr::Int(i) => (
+            ArgSpec::Scalar {
+                dtype: int_dtype(*i),
+                divisibility: (specialize && i % 16 == 0).then_some(16),
+            },
+            Some(ArgValue::Int(*i)),
+        ),
+        Constexpr::Float(f) => (
+            ArgSpec::Scalar {
+                dtype: DType::F32,
+                divisibility: None,
+            },
+            Some(ArgValue::Float(*f)),
+        ),
+        Constexpr::None => (ArgSpec::Constexpr(Constexpr::None), None),
+        _ => return None,
+    })
+}
+
 /// Builds the launch: tensors, arguments, specialization and grid. The kernel file is
 /// added to `sources` so sema's diagnostics render.
 pub fn prepare(
@@ -651,36 +680,17 @@ fn prepare_with(
                     divisibility: (t.data_ptr() % 16 == 0).then_some(16),
                 }
             }
-            (Bound::Value(v), false) => match v {
-                Constexpr::Bool(b) => {
-                    runtime_args.push(ArgValue::Int(*b as i128));
-                    ArgSpec::Scalar {
-                        dtype: DType::I1,
-                        divisibility: None,
-                    }
+            (Bound::Value(v), false) => match scalar_arg(v, true) {
+                Some((spec_of, value)) => {
+                    runtime_args.extend(value);
+                    spec_of
                 }
-                Constexpr::Int(1) => ArgSpec::Constexpr(Constexpr::Int(1)),
-                Constexpr::Int(i) => {
-                    runtime_args.push(ArgValue::Int(*i));
-                    ArgSpec::Scalar {
-                        dtype: int_dtype(*i),
-                        divisibility: (i % 16 == 0).then_some(16),
-                    }
-                }
-                Constexpr::Float(f) => {
-                    runtime_args.push(ArgValue::Float(*f));
-                    ArgSpec::Scalar {
-                        dtype: DType::F32,
-                        divisibility: None,
-                    }
-                }
-                Constexpr::None => ArgSpec::Constexpr(Constexpr::None),
-                other => {
+                None => {
                     errors.push(
                         err(
                             codes::ARGUMENT_MISMATCH,
                             spec.span,
-                            format!("`{name}` is a runtime parameter but its value is `{other}`"),
+                            format!("`{name}` is a runtime parameter but its value is `{v}`"),
                         )
                         .with_help(format!("annotate `{name}: tl.constexpr` or pass a number")),
                     );
@@ -824,7 +834,7 @@ pub fn lower(
 }
 
 /// Whether `@triton.jit(debug=True)` decorates kernel `name`.
-fn jit_debug(module: &tritonc_syntax::ast::Module, name: &str) -> bool {
+pub fn jit_debug(module: &tritonc_syntax::ast::Module, name: &str) -> bool {
     tritonc_syntax::discover(module)
         .kernels
         .iter()

@@ -115,3 +115,47 @@ fn poisoned_masked_lanes_expose_undefined_reads() {
         .unwrap();
     assert!(out.values(&poisoned.launch.memory)[0].is_nan());
 }
+
+/// Runs `f` on a pool of `threads` workers.
+fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool")
+        .install(f)
+}
+
+#[test]
+fn findings_are_the_same_on_any_number_of_threads() {
+    for name in ["shared_block_store", "unmasked_tail", "off_by_one_mask"] {
+        let one = on_threads(1, || failure(name, &InterpOptions::default()));
+        for threads in [2, 3, 7] {
+            let many = on_threads(threads, || failure(name, &InterpOptions::default()));
+            assert_eq!(one.0.message, many.0.message, "{name} on {threads} threads");
+            assert_eq!(one.0.notes, many.0.notes, "{name} on {threads} threads");
+            assert_eq!(one.1, many.1, "{name} on {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn results_are_bitwise_the_same_on_any_number_of_threads() {
+    // Every example spec with a reduction, a scan or a dot: the bytes of every buffer.
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for spec in ["softmax", "layer_norm_fwd", "cumsum", "matmul", "rms_norm"] {
+        let path = examples.join(format!("{spec}.toml"));
+        let run = |threads| {
+            on_threads(threads, || {
+                let mut sources = SourceMap::new();
+                let out = run_spec_file(&path, &mut sources, &InterpOptions::default())
+                    .unwrap_or_else(|e| panic!("{spec}: {e:?}"));
+                out.launch.memory.buffers().to_vec()
+            })
+        };
+        let one = run(1);
+        assert!(one.iter().any(|b| b.bytes.iter().any(|&x| x != 0)), "{spec}");
+        for threads in [2, 5] {
+            assert!(run(threads) == one, "{spec}: {threads} threads differ from 1");
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The Python drop-in `python/tritonc_rt/interpret.py` over this crate's library:
+//! `python/tests/test_interpret.py`, run with the system `python3` against the
+//! `libtritonc_pyinterp.so` cargo built beside this test.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn the_python_drop_in_tests_pass() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // target/<profile>/deps/python-HASH -> target/<profile>/libtritonc_pyinterp.so
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let lib = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>")
+        .join("libtritonc_pyinterp.so");
+    assert!(lib.exists(), "{} was not built", lib.display());
+    let out = Command::new("python3")
+        .args(["-m", "unittest", "-v", "python/tests/test_interpret.py"])
+        .current_dir(&root)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("TRITONC_INTERP_LIB", &lib)
+        .env_remove("TRITONC_INTERPRET")
+        .env_remove("TRITON_INTERPRET")
+        .output()
+        .expect("python3 on PATH (scripts/install-deps.sh installs it)");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Ran 10 tests") && text.contains("OK"), "{text}");
+}
