@@ -65,7 +65,10 @@ impl Failure {
     fn launch(msg: impl Into<String>) -> Self {
         Self::of(
             "launch",
-            vec![Diagnostic::error(tritonc_interp::error::BAD_LAUNCH, msg.into())],
+            vec![Diagnostic::error(
+                tritonc_interp::error::BAD_LAUNCH,
+                msg.into(),
+            )],
         )
     }
 }
@@ -223,7 +226,9 @@ fn run_inner(req: &Request, host: &mut [&mut [u8]]) -> Result<Reply, Failure> {
             ArgIn::Bool(b) => Constexpr::Bool(*b),
             ArgIn::None => Constexpr::None,
             ArgIn::Expr(t) => eval_text(t, &env).map_err(|m| {
-                Failure::launch(format!("the value of `{name}` is not one tritonc reads: {m}"))
+                Failure::launch(format!(
+                    "the value of `{name}` is not one tritonc reads: {m}"
+                ))
             })?,
         };
         env.values.insert(name.clone(), value.clone());
@@ -306,7 +311,7 @@ fn run_inner(req: &Request, host: &mut [&mut [u8]]) -> Result<Reply, Failure> {
         num_warps: req.num_warps,
         ..InterpOptions::default()
     };
-    let go = || tritonc_interp::launch(&function, &runtime_args, grid, &mut memory, &opts);
+    let mut go = || tritonc_interp::launch(&function, &runtime_args, grid, &mut memory, &opts);
     let result = if req.threads == 0 {
         go()
     } else {

@@ -54,7 +54,7 @@ pub unsafe extern "C" fn tritonc_interp_launch(
                 // SAFETY: the caller's contract: n valid, disjoint buffers.
                 let b = unsafe { &*buffers.add(i) };
                 if b.len == 0 {
-                    &mut [][..]
+                    <&mut [u8]>::default()
                 } else {
                     unsafe { std::slice::from_raw_parts_mut(b.ptr, b.len) }
                 }

@@ -27,5 +27,8 @@ fn the_python_drop_in_tests_pass() {
         .expect("python3 on PATH (scripts/install-deps.sh installs it)");
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("Ran 10 tests") && text.contains("OK"), "{text}");
+    assert!(
+        text.contains("Ran 10 tests") && text.contains("OK"),
+        "{text}"
+    );
 }
