@@ -8,7 +8,15 @@ use std::process::Command;
 #[test]
 fn the_python_drop_in_tests_pass() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    // target/<profile>/deps/python-HASH -> target/<profile>/libtritonc_pyinterp.so
+    // `cargo test` builds the crate's rlib only: build the cdylib the same way (same
+    // target directory and profile), then find it beside target/<profile>/deps/.
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let built = Command::new(cargo)
+        .args(["build", "-p", "tritonc-pyinterp", "--lib"])
+        .current_dir(&root)
+        .status()
+        .expect("cargo runs");
+    assert!(built.success(), "building libtritonc_pyinterp.so failed");
     let exe = std::env::current_exe().expect("the test binary's path");
     let lib = exe
         .parent()
