@@ -33,6 +33,16 @@ pub struct AnalysedKernel {
 impl AnalysedKernel {
     /// Solves every analysis over `func`, lowered under `spec`.
     pub fn new(func: Function, spec: &LintSpecialization) -> Self {
+        Self::with_inputs(func, spec, &Default::default())
+    }
+
+    /// [`AnalysedKernel::new`], given the pointer parameters (by name) whose buffers hold
+    /// only non-negative values (see [`crate::launches`]).
+    pub fn with_inputs(
+        func: Function,
+        spec: &LintSpecialization,
+        non_negative: &std::collections::BTreeSet<String>,
+    ) -> Self {
         let assumed_args: Vec<bool> = spec
             .spec
             .params
@@ -42,9 +52,18 @@ impl AnalysedKernel {
                 spec.assumed.pointer_dtypes.contains(n) || spec.assumed.scalar_types.contains(n)
             })
             .collect();
+        let non_negative_args = spec
+            .spec
+            .params
+            .iter()
+            .filter(|(_, s)| s.is_runtime())
+            .zip(func.args())
+            .filter(|((n, _), _)| non_negative.contains(n.as_str()))
+            .map(|(_, &v)| v)
+            .collect();
         let shape = solve(&func, &ShapeAnalysis);
-        let lanes = solve(&func, &LanesAnalysis);
-        let sign = solve(&func, &SignAnalysis);
+        let sign = solve(&func, &SignAnalysis { non_negative_args });
+        let lanes = solve(&func, &LanesAnalysis { sign: &sign });
         let dtype = ProvenanceAnalysis { assumed_args }.run(&func);
         let overflow = solve(&func, &OverflowAnalysis);
         AnalysedKernel {

@@ -9,6 +9,8 @@
 //!   mode with the placeholder runtime types and symbolic constexprs (block sizes, flags),
 //!   so a guessed `BLOCK = 64` that a `tl.static_assert` refuses no longer stops analysis.
 //! - [`assume`]: what `tl.assume` promises; kernels are lowered without the calls.
+//! - [`launches`]: what the host code's launches carry from one kernel of the file to
+//!   another (a buffer one kernel fills with non-negative values and the next reads).
 //! - [`analysis`]: forward dataflow analyses over the tile IR (masked-lane values, value
 //!   signs, block structure of offsets and masks, dtype provenance, int32 products).
 //! - [`rules`]: one file per rule (`TRI101` …), each with its documentation.
@@ -26,6 +28,7 @@ pub mod assume;
 pub mod context;
 pub mod fix;
 pub mod generic;
+pub mod launches;
 pub mod output;
 pub mod registry;
 pub mod rules;
@@ -79,7 +82,7 @@ pub fn lint_file(
         file,
         path,
         text,
-        &ModuleScope::from_module(module),
+        (module, &ModuleScope::from_module(module)),
         index,
         settings,
     )
@@ -91,11 +94,13 @@ pub fn lint_file_in(
     file: FileId,
     path: &Path,
     text: &str,
-    scope: &ModuleScope,
+    (module, scope): (&Module, &ModuleScope),
     index: &ModuleIndex,
     settings: &Settings,
 ) -> FileReport {
     let mut report = FileReport::default();
+    let launches = launches::find_launches(module, &index.kernels);
+    let mut stored = launches::StoredSigns::new();
     // Kernels are lowered without their `tl.assume` calls (see [`assume`]).
     let stripped = assume::without_assumes(scope);
     let scope = stripped.as_ref().unwrap_or(scope);
@@ -108,7 +113,10 @@ pub fn lint_file_in(
             continue;
         }
         seen_defs.push(ptr);
-        let mut kernel_findings = lint_kernel(file, text, scope, kernel, settings, &mut report);
+        let inputs = launches::non_negative_inputs(&launches, &stored, &kernel.name);
+        let (mut kernel_findings, signs) =
+            lint_kernel(file, text, scope, (kernel, &inputs), settings, &mut report);
+        stored.insert(kernel.name.clone(), signs);
         // Findings inside helpers of other files belong to those files' own lint run.
         kernel_findings.retain(|f| f.diagnostic.primary_span().is_none_or(|s| s.file == file));
         let kernel_lines = jit_lines(kernel, &suppressions, text);
@@ -238,10 +246,11 @@ fn lint_kernel(
     file: FileId,
     text: &str,
     scope: &ModuleScope,
-    kernel: &Kernel,
+    (kernel, inputs): (&Kernel, &BTreeSet<String>),
     settings: &Settings,
     report: &mut FileReport,
-) -> Vec<Finding> {
+) -> (Vec<Finding>, std::collections::BTreeMap<String, bool>) {
+    let mut signs = std::collections::BTreeMap::new();
     let configured = settings
         .kernel_signatures
         .get(&kernel.name)
@@ -254,6 +263,8 @@ fn lint_kernel(
     let mut out: Vec<Finding> = Vec::new();
     let mut lowering_error: Option<Diagnostic> = None;
     let mut analysed = false;
+    let mut flags_off_accesses: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let mut flags_off_unbounded: BTreeSet<(u32, u32)> = BTreeSet::new();
     for (i, spec) in specs.iter().enumerate() {
         let lowered = catch_unwind(AssertUnwindSafe(|| {
             tritonc_sema::lower_kernel_in(scope, &kernel.def.name.name, &spec.spec)
@@ -264,7 +275,7 @@ fn lint_kernel(
                 .functions
                 .into_iter()
                 .find(|f| f.name == kernel.def.name.name)
-                .map(|f| AnalysedKernel::new(f, spec)),
+                .map(|f| AnalysedKernel::with_inputs(f, spec, inputs)),
             Ok(Err(mut ds)) => {
                 if lowering_error.is_none() && !ds.is_empty() {
                     lowering_error = Some(ds.remove(0));
@@ -281,6 +292,9 @@ fn lint_kernel(
                 None
             }
         };
+        if let (false, Some(ir)) = (analysed, &ir) {
+            signs = launches::stored_signs(ir, spec);
+        }
         analysed |= ir.is_some();
         let cx = KernelContext {
             file,
@@ -291,6 +305,7 @@ fn lint_kernel(
             settings,
             module_globals: &scope.globals,
         };
+        let before = out.len();
         for rule in RULES {
             // Source-level rules run once; IR rules on every variant that lowered.
             // Rules that can read the source run on variants that did not lower too.
@@ -299,6 +314,47 @@ fn lint_kernel(
                 continue;
             }
             rule.check(&cx, &mut out);
+        }
+        // Flags are `False` in the first variant and `True` in the next. An access the
+        // flags-off variant bounds and the flags-on variant does not is one a flag takes
+        // the mask off (`if not DIVISIBLE_N: mask &= offs_n < N`): a divisibility promise,
+        // like a heuristic's `EVEN_N`.
+        let span_of = |f: &Finding| f.diagnostic.primary_span().map(|s| (s.start, s.end));
+        if i == 0 {
+            if let Some(ir) = &ir {
+                for op in ir.func.walk() {
+                    if matches!(
+                        ir.func.kind(op),
+                        tritonc_ir::OpKind::Load { .. }
+                            | tritonc_ir::OpKind::Store { .. }
+                            | tritonc_ir::OpKind::AtomicRmw { .. }
+                    ) {
+                        if let Some(s) = ir.op_span(op) {
+                            flags_off_accesses.insert((s.start, s.end));
+                        }
+                    }
+                }
+                flags_off_unbounded.extend(
+                    out[before..]
+                        .iter()
+                        .filter(|f| f.diagnostic.code.0 == "TRI101")
+                        .filter_map(span_of),
+                );
+            }
+        } else {
+            let mut k = before;
+            while k < out.len() {
+                let f = &out[k];
+                let drop = f.diagnostic.code.0 == "TRI101"
+                    && span_of(f).is_some_and(|s| {
+                        flags_off_accesses.contains(&s) && !flags_off_unbounded.contains(&s)
+                    });
+                if drop {
+                    out.remove(k);
+                } else {
+                    k += 1;
+                }
+            }
         }
     }
     if let (false, false, Some(first)) = (analysed, has_signature, specs.first()) {
@@ -365,5 +421,5 @@ fn lint_kernel(
             .with_note("lint used the signature it infers from the source instead"),
         ));
     }
-    out
+    (out, signs)
 }

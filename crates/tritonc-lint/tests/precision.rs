@@ -126,14 +126,19 @@ fn tri203_by_default_only_kernels_that_compute_offsets_in_int64_are_checked() {
     );
     let (codes, findings) = lint_findings(&half_widened, &only("TRI203"));
     assert_eq!(codes, vec![("TRI203".to_string(), 5)]);
-    assert!(findings[0].diagnostic.notes.iter().any(|n| n.contains("int64")));
-    // An int64 parameter on the way to an offset says the same.
+    assert!(findings[0]
+        .diagnostic
+        .notes
+        .iter()
+        .any(|n| n.contains("int64")));
+    // An int64 parameter on the way to `out`'s offset says the same of `out` (not of `x`,
+    // whose offsets share nothing with it).
     let wide_param = ROWS_TIMES_STRIDE
         .replace("stride, n, BLOCK", "stride, n, base: tl.int64, BLOCK")
         .replace("tl.store(out_ptr + row", "tl.store(out_ptr + base + row");
     assert_eq!(
         lint(&wide_param, &only("TRI203")),
-        vec![("TRI203".to_string(), 5)]
+        vec![("TRI203".to_string(), 6)]
     );
     // A configured limit at or below 2^31 - 1 silences even that.
     let small = Settings {
@@ -153,10 +158,7 @@ def attn(q_ptr, o_ptr, stride_qm, stride_om, n, BLOCK: tl.constexpr):
     tl.store(o_ptr + offs_m[:, None] * stride_om + d[None, :], q, mask=(offs_m < n)[:, None])
     tl.store(o_ptr + offs_m[:, None] * stride_om + d[None, :], q, mask=(offs_m < n)[:, None])
 "#;
-    assert_eq!(
-        lint(body, &tri203_only()),
-        vec![("TRI203".to_string(), 5)]
-    );
+    assert_eq!(lint(body, &tri203_only()), vec![("TRI203".to_string(), 5)]);
     // A second index is a second defect.
     let two = body.replace(
         "tl.store(o_ptr + offs_m[:, None] * stride_om + d[None, :], q, mask=(offs_m < n)[:, None])\n    tl.store",
@@ -376,5 +378,172 @@ fn tri301_an_assumption_that_the_block_covers_the_row_is_honoured() {
     assert_eq!(
         lint(&constant, &only("TRI301")),
         vec![("TRI301".to_string(), 7)]
+    );
+}
+
+// ---- TRI101: loops over complete blocks, clamps, flag-gated masks ----
+
+const PEELED_LOOP: &str = r#"@triton.jit
+def part_sum(mask_ptr, out_ptr, N, num_blocks, per_row, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    start = row * per_row
+    offset = start * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    last = min(num_blocks - 1, start + per_row - 1)
+    for block_id in range(start, last):
+        acc += tl.load(mask_ptr + offset)
+        offset += BLOCK
+    acc += tl.load(mask_ptr + offset, mask=offset < N, other=0)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+"#;
+
+#[test]
+fn tri101_a_peeled_loop_reads_complete_blocks() {
+    // The loop stops before the last block, which is loaded masked after it.
+    assert_eq!(lint(PEELED_LOOP, &only("TRI101")), vec![]);
+    // The partial block after the loop still needs its mask.
+    let unmasked_tail = PEELED_LOOP.replace(
+        "    tl.store(out_ptr + row, tl.sum(acc, axis=0))",
+        "    tl.store(out_ptr + offset, acc)",
+    );
+    assert_eq!(
+        lint(&unmasked_tail, &only("TRI101")),
+        vec![("TRI101".to_string(), 12)]
+    );
+}
+
+const PEELED_K_LOOP: &str = r#"@triton.jit
+def mm(A, B, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = (tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    rn = (tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    prev_multiple = tl.cdiv(K, BLOCK_K) * BLOCK_K - BLOCK_K
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for start_k in range(0, prev_multiple, BLOCK_K):
+        rk = start_k + tl.arange(0, BLOCK_K)
+        a = tl.load(A + rm[:, None] * K + rk[None, :])
+        b = tl.load(B + rk[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b)
+    rk = prev_multiple + tl.arange(0, BLOCK_K)
+    a = tl.load(A + rm[:, None] * K + rk[None, :], mask=rk[None, :] < K, other=0.0)
+    b = tl.load(B + rk[:, None] * N + rn[None, :], mask=rk[:, None] < K, other=0.0)
+    acc += tl.dot(a, b)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc)
+"#;
+
+#[test]
+fn tri101_a_k_loop_up_to_the_last_complete_block_is_in_bounds() {
+    assert_eq!(lint(PEELED_K_LOOP, &only("TRI101")), vec![]);
+    // The same loop up to `K` itself reads a partial last block unmasked.
+    let to_k = PEELED_K_LOOP.replace("range(0, prev_multiple, BLOCK_K)", "range(0, K, BLOCK_K)");
+    assert_eq!(
+        lint(&to_k, &only("TRI101")),
+        vec![("TRI101".to_string(), 9), ("TRI101".to_string(), 10)]
+    );
+}
+
+#[test]
+fn tri101_blocks_before_the_programs_own_are_complete() {
+    let body = r#"@triton.jit
+def causal(k_ptr, o_ptr, T, BLOCK_C: tl.constexpr):
+    pid_c = tl.program_id(0)
+    o_c = pid_c * BLOCK_C + tl.arange(0, BLOCK_C)
+    acc = tl.zeros((BLOCK_C,), dtype=tl.float32)
+    for kv_i in range(0, pid_c * BLOCK_C, BLOCK_C):
+        acc += tl.load(k_ptr + kv_i + tl.arange(0, BLOCK_C))
+    tl.store(o_ptr + o_c, acc, mask=o_c < T)
+"#;
+    assert_eq!(lint(body, &only("TRI101")), vec![]);
+    // Up to the end of the program's own block, the last one can be partial.
+    let own = body.replace(
+        "range(0, pid_c * BLOCK_C, BLOCK_C)",
+        "range(0, (pid_c + 1) * BLOCK_C, BLOCK_C)",
+    );
+    assert_eq!(lint(&own, &only("TRI101")), vec![("TRI101".to_string(), 7)]);
+}
+
+#[test]
+fn tri101_minimum_with_the_bound_first_clamps() {
+    let body = r#"@triton.jit
+def gather(x_ptr, out_ptr, W, scale, BLOCK: tl.constexpr):
+    ox = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x0 = tl.floor(ox.to(tl.float32) * scale).to(tl.int32)
+    x = tl.maximum(0, tl.minimum(W - 1, x0 + 1))
+    v = tl.load(x_ptr + x)
+    tl.store(out_ptr + ox, v, mask=ox < W)
+"#;
+    assert_eq!(lint(body, &only("TRI101")), vec![]);
+    // `maximum` alone bounds only from below.
+    let unclamped = body.replace(
+        "tl.maximum(0, tl.minimum(W - 1, x0 + 1))",
+        "tl.maximum(0, x0 + 1)",
+    );
+    assert_eq!(
+        lint(&unclamped, &only("TRI101")),
+        vec![("TRI101".to_string(), 6)]
+    );
+}
+
+const FLAG_GATED_MASK: &str = r#"@triton.jit
+def bias_add(bias_ptr, o_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+             DIVISIBLE_M: tl.constexpr, DIVISIBLE_N: tl.constexpr):
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    ptrs = bias_ptr + offs_m[:, None] * N + offs_n[None, :]
+    if DIVISIBLE_M and DIVISIBLE_N:
+        mask_c = None
+    else:
+        mask_c = True
+        if not DIVISIBLE_M:
+            mask_c &= offs_m[:, None] < M
+        if not DIVISIBLE_N:
+            mask_c &= offs_n[None, :] < N
+    bi = tl.load(ptrs, mask=mask_c)
+    tl.store(o_ptr + offs_m[:, None] * N + offs_n[None, :], bi, mask=mask_c)
+"#;
+
+#[test]
+fn tri101_a_mask_flags_take_off_is_a_divisibility_promise() {
+    assert_eq!(lint(FLAG_GATED_MASK, &only("TRI101")), vec![]);
+    // A mask the flags-off branch forgets too is found.
+    let forgot = FLAG_GATED_MASK.replace(
+        "    bi = tl.load(ptrs, mask=mask_c)",
+        "    bi = tl.load(ptrs)",
+    );
+    assert_eq!(
+        lint(&forgot, &only("TRI101")),
+        vec![("TRI101".to_string(), 15)]
+    );
+}
+
+// ---- TRI203: which tensors the kernel addresses in int64 ----
+
+#[test]
+fn tri203_by_default_only_tensors_addressed_in_int64_are_checked() {
+    let body = r#"@triton.jit
+def attn_fwd(q_ptr, m_ptr, stride_qz, stride_qh, stride_qm, Q_CTX, H, BLOCK_M: tl.constexpr):
+    off_h = tl.program_id(1)
+    off_z = tl.program_id(2)
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    d = tl.arange(0, 64)
+    q_base = q_ptr + off_z.to(tl.int64) * stride_qz + off_h * stride_qh
+    q = tl.load(q_base + offs_m[:, None] * stride_qm + d[None, :])
+    tl.store(m_ptr + off_h * Q_CTX + offs_m, tl.max(q, axis=1))
+"#;
+    // `off_h * stride_qh` is a head inside a batch element addressed in int64; `off_h *
+    // Q_CTX` indexes per-row statistics the kernel never widens: quiet. Query rows times
+    // the row stride inside the widened slice can pass 2^31: found.
+    assert_eq!(lint(body, &only("TRI203")), vec![("TRI203".to_string(), 8)]);
+    // A product whose stride the kernel multiplies in int64 elsewhere is checked on any
+    // tensor: the same stride is as large there.
+    let shared_stride = body.replace("Q_CTX + offs_m", "stride_qz + offs_m");
+    assert_eq!(
+        lint(&shared_stride, &only("TRI203")),
+        vec![("TRI203".to_string(), 8), ("TRI203".to_string(), 9)]
+    );
+    // With a configured limit past int32 every tensor is checked as before (`off_h` scaled
+    // by two strides is one finding).
+    assert_eq!(
+        lint(body, &tri203_only()),
+        vec![("TRI203".to_string(), 7), ("TRI203".to_string(), 8)]
     );
 }

@@ -401,3 +401,142 @@ fn reductions_after_trans_expand_dims_and_reshape_along_masked_dims_are_found() 
         assert_eq!(tri103(&findings).len(), 1, "{shape} axis={axis}");
     }
 }
+
+// ---- non-negative data: a 0 fill is neutral for max ----
+
+const RUNNING_ABS_MAX: &str = r#"@triton.jit
+def max_norm_kernel(X, Out, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    X = X + pid * N
+    row_mask = pid < M
+    _max = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for off in range(0, N, BLOCK_N):
+        cols = off + tl.arange(0, BLOCK_N)[None, :]
+        a = tl.load(X + cols, mask=row_mask & (cols < N), other=0.0)
+        _max = tl.maximum(tl.abs(a), _max)
+    tl.store(Out + pid, tl.max(_max, axis=1)[:, None], row_mask)
+"#;
+
+#[test]
+fn running_max_of_absolute_values_with_zero_fill_is_correct() {
+    assert_quiet_and_unfixed(RUNNING_ABS_MAX, &settings(&[]));
+}
+
+#[test]
+fn running_max_of_signed_values_with_zero_fill_is_found() {
+    // Without `abs`, and a running max that starts at `-inf`, the data can be negative: a
+    // padded 0 wins over a row of negatives.
+    let signed = RUNNING_ABS_MAX
+        .replace("tl.maximum(tl.abs(a), _max)", "tl.maximum(a, _max)")
+        .replace(
+            "tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)",
+            "tl.full([BLOCK_M, BLOCK_N], float(\"-inf\"), dtype=tl.float32)",
+        );
+    let (_, findings) = lint(&signed, &settings(&[]));
+    assert_eq!(tri103(&findings).len(), 1);
+}
+
+/// Two-stage max norm: the first kernel stores maxima of absolute values into `Mid`, the
+/// launcher passes the same buffer to the second, which reduces it with a 0 fill.
+const TWO_STAGE_MAX_NORM: &str = r#"@triton.jit
+def max_norm_kernel_1(X, Mid, M, BLOCK_SIZE: tl.constexpr):
+    offset = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(X + offset, mask=offset < M, other=0.0).to(tl.float32)
+    tl.store(Mid + tl.program_id(0), tl.max(tl.abs(x)))
+
+
+@triton.jit
+def max_norm_kernel_2(Mid, Out, MID_SIZE, BLOCK_MID: tl.constexpr):
+    offset = tl.arange(0, BLOCK_MID)
+    mid = tl.load(Mid + offset, mask=offset < MID_SIZE, other=0.0).to(tl.float32)
+    tl.store(Out, tl.max(mid))
+
+
+def max_norm(x, out):
+    mid_size = triton.cdiv(x.numel(), 1024)
+    mid = torch.empty((mid_size,), dtype=torch.float32, device=x.device)
+    max_norm_kernel_1[(mid_size,)](x, mid, x.numel(), 1024)
+    max_norm_kernel_2[(1,)](mid, out, mid_size, triton.next_power_of_2(mid_size))
+"#;
+
+#[test]
+fn partial_maxima_of_absolute_values_passed_by_the_launcher_are_non_negative() {
+    assert_quiet_and_unfixed(TWO_STAGE_MAX_NORM, &settings(&[]));
+}
+
+#[test]
+fn partial_results_of_signed_data_are_still_found() {
+    // The first stage stores plain sums (signed): the 0 fill of the second is wrong.
+    let signed = TWO_STAGE_MAX_NORM.replace("tl.max(tl.abs(x))", "tl.sum(x)");
+    let (_, findings) = lint(&signed, &settings(&[]));
+    assert_eq!(tri103(&findings).len(), 1);
+    // The second stage launched on a buffer the first did not fill: no fact carried.
+    let other_buffer = TWO_STAGE_MAX_NORM.replace(
+        "max_norm_kernel_2[(1,)](mid, out",
+        "max_norm_kernel_2[(1,)](x, out",
+    );
+    let (_, findings) = lint(&other_buffer, &settings(&[]));
+    assert_eq!(tri103(&findings).len(), 1);
+    // No launcher in the file: nothing is known about `Mid`.
+    let no_launcher = &TWO_STAGE_MAX_NORM[..TWO_STAGE_MAX_NORM.find("\n\ndef max_norm").unwrap()];
+    let (_, findings) = lint(no_launcher, &settings(&[]));
+    assert_eq!(tri103(&findings).len(), 1);
+}
+
+// ---- a mask factor that always holds ----
+
+const LOOP_ROWS: &str = r#"@triton.jit
+def running_stats(mean_ptr, rstd_ptr, out_ptr, B, C, BLOCK_B: tl.constexpr, BLOCK_C: tl.constexpr = 64):
+    cid = tl.program_id(0) * BLOCK_C + tl.arange(0, BLOCK_C)
+    col_mask = cid < C
+    acc = tl.zeros((BLOCK_C,), dtype=tl.float32)
+    for b in range(0, B, 1):
+        bid = b * BLOCK_B + tl.arange(0, BLOCK_B)[:, None]
+        mask = (bid < B) & col_mask[None, :]
+        rstd = tl.load(rstd_ptr + bid * C + cid[None, :], mask=mask, other=0.0)
+        var = 1 / (rstd * rstd)
+        acc += tl.sum(var, axis=0)
+    tl.store(out_ptr + cid, acc, mask=col_mask)
+"#;
+
+#[test]
+fn rows_of_a_loop_over_every_row_are_never_masked() {
+    // One row per trip of `for b in range(0, B)`: `b < B` always holds, only the columns
+    // are masked, and the sum along the rows keeps the padded columns apart.
+    let one_row = LOOP_ROWS.replace("BLOCK_B: tl.constexpr", "BLOCK_B: tl.constexpr = 1");
+    assert_quiet_and_unfixed(&one_row, &settings(&[]));
+}
+
+#[test]
+fn rows_of_a_block_past_the_loop_bound_are_found() {
+    // Two rows per trip: the second can be past `B`, and its `1 / 0` joins the sum.
+    let two_rows = LOOP_ROWS.replace("BLOCK_B: tl.constexpr", "BLOCK_B: tl.constexpr = 2");
+    let (_, findings) = lint(&two_rows, &settings(&[]));
+    assert_eq!(tri103(&findings).len(), 1);
+}
+
+#[test]
+fn a_constant_added_to_zero_filled_lanes_is_found_and_not_refilled() {
+    // `x + 1.0` holds 1.0 in the padded lanes: each adds 1 to the sum. The load's 0 fill is
+    // already the sum's neutral value, so the help is to reset the lanes, and no `other=`
+    // fix is offered.
+    let body = r#"@triton.jit
+def shifted_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=0.0)
+    tl.store(out_ptr, tl.sum(x + 1.0, axis=0))
+"#;
+    let (_, findings) = lint(body, &settings(&[]));
+    let hits = tri103(&findings);
+    assert_eq!(hits.len(), 1);
+    assert!(hits[0].diagnostic.fix.is_none());
+    assert!(
+        hits[0]
+            .diagnostic
+            .help
+            .iter()
+            .any(|h| h.contains("tl.where")),
+        "{:?}",
+        hits[0].diagnostic.help
+    );
+}

@@ -9,6 +9,7 @@
 use tritonc_ir::{BinaryOp, ConstValue, Function, MathOp, OpId, OpKind, Value};
 
 use super::num;
+use super::sign::Sign;
 use super::{constant_value, implies_mask, same_value, Facts, Lattice, Transfer};
 
 /// What masked-off lanes hold.
@@ -100,8 +101,11 @@ fn undefined_first<'a>(a: &'a MaskedLanes, b: &'a MaskedLanes) -> &'a MaskedLane
     }
 }
 
-/// The masked-lane analysis.
-pub struct LanesAnalysis;
+/// The masked-lane analysis, given the signs of data lanes.
+pub struct LanesAnalysis<'a> {
+    /// The solved sign analysis.
+    pub sign: &'a Facts<Sign>,
+}
 
 fn is_zero(fill: Fill) -> bool {
     matches!(fill, Fill::Const(c) if num::is(c, 0.0))
@@ -151,6 +155,16 @@ fn is_identity(b: BinaryOp, fill: Fill, masked_lhs: bool) -> bool {
     }
 }
 
+/// Whether `b` is a maximum whose masked operand holds `fill` at most 0 while the other
+/// operand (of sign `other`) is non-negative: the other operand wins in every lane.
+fn below_non_negative(b: BinaryOp, fill: Fill, other: &Sign) -> bool {
+    use BinaryOp::*;
+    let Fill::Const(c) = fill else { return false };
+    matches!(b, MaxNumF | MaximumF | MaxSI)
+        && other.is_non_negative()
+        && num::cmp(c, ConstValue::Int(0)).is_some_and(|o| o.is_le())
+}
+
 /// For a load mask `a & b` and a `tl.where` condition implying `b` alone: `(b, a)`, the
 /// factor the where resets and the one it leaves.
 fn reset_factor(f: &Function, cond: Value, mask: Value) -> Option<(Value, Value)> {
@@ -171,7 +185,68 @@ fn reset_factor(f: &Function, cond: Value, mask: Value) -> Option<(Value, Value)
     }
 }
 
-impl Transfer for LanesAnalysis {
+impl LanesAnalysis<'_> {
+    /// The lanes of `b(x, y)`, given the operands' lanes and, when they are values of the
+    /// function, the values (for constants and signs).
+    fn binary(
+        &self,
+        f: &Function,
+        b: BinaryOp,
+        (x, xv): (Lanes, Option<Value>),
+        (y, yv): (Lanes, Option<Value>),
+    ) -> Lanes {
+        let sign_of = |v: Option<Value>| v.map_or(Sign::Any, |v| *self.sign.get(v));
+        let is_const = |v: Option<Value>| v.and_then(|v| constant_value(f, v)).is_some();
+        match (x, y) {
+            (Lanes::Exact, Lanes::Exact) => Lanes::Exact,
+            // A fill that is the op's identity leaves the other operand's lanes as they
+            // are: `acc + x` with `x` filled with 0 is `acc` in those lanes.
+            // (Not with a constant: `x + 1.0` holds 1.0 in `x`'s masked lanes.)
+            (Lanes::Masked(m), other) if is_identity(b, m.fill, true) && !is_const(yv) => other,
+            (other, Lanes::Masked(m)) if is_identity(b, m.fill, false) && !is_const(xv) => other,
+            // `max(fill, y)` with the fill at most 0 and `y` non-negative is `y` in
+            // those lanes: `_max = tl.maximum(tl.abs(x), _max)` over a 0 fill.
+            (Lanes::Masked(m), other) if below_non_negative(b, m.fill, &sign_of(yv)) => other,
+            (other, Lanes::Masked(m)) if below_non_negative(b, m.fill, &sign_of(xv)) => other,
+            (Lanes::Masked(mut m), Lanes::Exact) => {
+                m.fill = combine_with_data(b, m.fill, yv.and_then(|v| constant_value(f, v)), true);
+                Lanes::Masked(m)
+            }
+            (Lanes::Exact, Lanes::Masked(mut m)) => {
+                m.fill = combine_with_data(b, m.fill, xv.and_then(|v| constant_value(f, v)), false);
+                Lanes::Masked(m)
+            }
+            // Zero times a finite value is zero, whatever the other side's lanes hold:
+            // `grad * x_hat` with `grad` filled with 0 is 0 where `grad` is masked.
+            (Lanes::Masked(x), Lanes::Masked(y))
+                if matches!(b, BinaryOp::MulF | BinaryOp::MulI)
+                    && x.fill != Fill::Undefined
+                    && y.fill != Fill::Undefined
+                    && (is_zero(x.fill) || is_zero(y.fill)) =>
+            {
+                let zero = if is_zero(x.fill) { x } else { y };
+                Lanes::Masked(MaskedLanes {
+                    through_exp: x.through_exp || y.through_exp,
+                    ..zero
+                })
+            }
+            (Lanes::Masked(x), Lanes::Masked(y)) => {
+                let mut x = *undefined_first(&x, &y);
+                x.fill = match (x.fill, y.fill) {
+                    (Fill::Undefined, _) | (_, Fill::Undefined) => Fill::Undefined,
+                    (Fill::Const(a), Fill::Const(c)) if same_value(f, x.mask, y.mask) => {
+                        num::binary(b, a, c).map_or(Fill::Unknown, Fill::Const)
+                    }
+                    _ => Fill::Unknown,
+                };
+                x.through_exp |= y.through_exp;
+                Lanes::Masked(x)
+            }
+        }
+    }
+}
+
+impl Transfer for LanesAnalysis<'_> {
     type Fact = Lanes;
 
     fn transfer(&self, f: &Function, op: OpId, facts: &Facts<Lanes>) -> Vec<Lanes> {
@@ -239,47 +314,12 @@ impl Transfer for LanesAnalysis {
                 }
                 e => e,
             },
-            OpKind::Binary(b) => match (fact(0), fact(1)) {
-                (Lanes::Exact, Lanes::Exact) => Lanes::Exact,
-                // A fill that is the op's identity leaves the other operand's lanes as they
-                // are: `acc + x` with `x` filled with 0 is `acc` in those lanes.
-                (Lanes::Masked(m), other) if is_identity(*b, m.fill, true) => other,
-                (other, Lanes::Masked(m)) if is_identity(*b, m.fill, false) => other,
-                (Lanes::Masked(mut m), Lanes::Exact) => {
-                    m.fill = combine_with_data(*b, m.fill, constant_value(f, ops[1]), true);
-                    Lanes::Masked(m)
-                }
-                (Lanes::Exact, Lanes::Masked(mut m)) => {
-                    m.fill = combine_with_data(*b, m.fill, constant_value(f, ops[0]), false);
-                    Lanes::Masked(m)
-                }
-                // Zero times a finite value is zero, whatever the other side's lanes hold:
-                // `grad * x_hat` with `grad` filled with 0 is 0 where `grad` is masked.
-                (Lanes::Masked(x), Lanes::Masked(y))
-                    if matches!(b, BinaryOp::MulF | BinaryOp::MulI)
-                        && x.fill != Fill::Undefined
-                        && y.fill != Fill::Undefined
-                        && (is_zero(x.fill) || is_zero(y.fill)) =>
-                {
-                    let zero = if is_zero(x.fill) { x } else { y };
-                    Lanes::Masked(MaskedLanes {
-                        through_exp: x.through_exp || y.through_exp,
-                        ..zero
-                    })
-                }
-                (Lanes::Masked(x), Lanes::Masked(y)) => {
-                    let mut x = *undefined_first(&x, &y);
-                    x.fill = match (x.fill, y.fill) {
-                        (Fill::Undefined, _) | (_, Fill::Undefined) => Fill::Undefined,
-                        (Fill::Const(a), Fill::Const(c)) if same_value(f, x.mask, y.mask) => {
-                            num::binary(*b, a, c).map_or(Fill::Unknown, Fill::Const)
-                        }
-                        _ => Fill::Unknown,
-                    };
-                    x.through_exp |= y.through_exp;
-                    Lanes::Masked(x)
-                }
-            },
+            OpKind::Binary(b) => self.binary(
+                f,
+                *b,
+                (fact(0), ops.first().copied()),
+                (fact(1), ops.get(1).copied()),
+            ),
             OpKind::Select => {
                 let (a, b) = (fact(1), fact(2));
                 let masked = [a, b].into_iter().find_map(|l| match l {
@@ -317,6 +357,16 @@ impl Transfer for LanesAnalysis {
                     }
                     _ => a.join(&b),
                 }
+            }
+            // `fma(a, b, c)` is `a * b + c` lane by lane.
+            OpKind::Fma if ops.len() == 3 => {
+                let product = self.binary(
+                    f,
+                    BinaryOp::MulF,
+                    (fact(0), Some(ops[0])),
+                    (fact(1), Some(ops[1])),
+                );
+                self.binary(f, BinaryOp::AddF, (product, None), (fact(2), Some(ops[2])))
             }
             OpKind::Fma | OpKind::ClampF { .. } | OpKind::PreciseDivF | OpKind::PreciseSqrt => {
                 let mut acc = Lanes::Exact;

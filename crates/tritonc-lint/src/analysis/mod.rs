@@ -308,3 +308,61 @@ pub fn ancestors(f: &Function, op: OpId) -> Vec<OpId> {
     }
     out
 }
+
+/// The kernel argument a pointer value `v` is an offset from: through `tt.addptr` bases,
+/// splats, broadcasts and shape ops, loop-carried pointers (their initial value) and
+/// `scf.if` results (when both branches agree). `None` for a pointer loaded from memory or
+/// built another way.
+pub fn pointer_base_arg(f: &Function, v: Value) -> Option<Value> {
+    pointer_base_depth(f, v, 32)
+}
+
+fn pointer_base_depth(f: &Function, v: Value, depth: u32) -> Option<Value> {
+    if depth == 0 {
+        return None;
+    }
+    if f.args().contains(&v) {
+        return Some(v);
+    }
+    match f.value_def(v) {
+        ValueDef::BlockArg { block, index } => {
+            let parent = f.block_parent_op(block)?;
+            match f.kind(parent) {
+                // Block argument 0 is the induction variable; argument i + 1 is carried
+                // from operand 3 + i.
+                OpKind::For { .. } if index > 0 => {
+                    let init = *f.op(parent).operands().get(3 + index as usize - 1)?;
+                    pointer_base_depth(f, init, depth - 1)
+                }
+                _ => None,
+            }
+        }
+        ValueDef::OpResult { op, index } => match f.kind(op) {
+            OpKind::AddPtr
+            | OpKind::Splat
+            | OpKind::Broadcast
+            | OpKind::ExpandDims { .. }
+            | OpKind::Reshape { .. }
+            | OpKind::Trans { .. }
+            | OpKind::Hint(_) => pointer_base_depth(f, *f.op(op).operands().first()?, depth - 1),
+            OpKind::For { .. } => {
+                let init = *f.op(op).operands().get(3 + index as usize)?;
+                pointer_base_depth(f, init, depth - 1)
+            }
+            OpKind::If => {
+                let mut found = None;
+                for region in 0..2 {
+                    let b = f.region_entry(op, region)?;
+                    let y = *terminator_operands(f, b).get(index as usize)?;
+                    let base = pointer_base_depth(f, y, depth - 1)?;
+                    if found.is_some_and(|x| x != base) {
+                        return None;
+                    }
+                    found = Some(base);
+                }
+                found
+            }
+            _ => None,
+        },
+    }
+}

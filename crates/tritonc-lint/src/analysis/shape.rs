@@ -106,6 +106,8 @@ pub struct DimFact {
     /// For a dim holding only a splatted scalar step (`pid * C`), the constant `C`; for a
     /// range dim, the range's size. Known only when every contribution agrees.
     pub extent: Option<Extent>,
+    /// The `scf.for` loops whose index or carried values move the offsets along this dim.
+    pub loops: Vec<OpId>,
 }
 
 impl DimFact {
@@ -132,6 +134,7 @@ impl DimFact {
                 (Some(a), None) | (None, Some(a)) => Some(a.clone()),
                 _ => None,
             },
+            loops: union(&self.loops, &o.loops),
             clamped: (self.clamped || self.roots.is_empty())
                 && (o.clamped || o.roots.is_empty())
                 && !roots_empty,
@@ -159,6 +162,8 @@ pub struct ShapeFact {
     /// For scalars: derived from the index of a loop over a runtime size, which walks the
     /// tensor (unlike a program id, which may index heads or rows).
     pub looped: bool,
+    /// For scalars: the `scf.for` loops whose index or carried values it derives from.
+    pub loops: Vec<OpId>,
 }
 
 impl Lattice for ShapeFact {
@@ -183,6 +188,7 @@ impl Lattice for ShapeFact {
                 None
             },
             looped: self.looped || o.looped,
+            loops: union(&self.loops, &o.loops),
         }
     }
 }
@@ -200,10 +206,12 @@ fn elementwise(facts: &[&ShapeFact], out_rank: usize) -> ShapeFact {
         tile: Tile::None,
         step: None,
         looped: false,
+        loops: Vec::new(),
     };
     for f in facts {
         out.tile = out.tile.max(f.tile);
         out.looped |= f.looped;
+        out.loops = union(&out.loops, &f.loops);
         if f.dims.len() == out_rank {
             for (d, fd) in out.dims.iter_mut().zip(&f.dims) {
                 *d = d.join(fd);
@@ -258,6 +266,17 @@ fn sum_step(operands: &[&ShapeFact]) -> Option<Extent> {
     step
 }
 
+/// The loops in either list, each once.
+fn union(a: &[OpId], b: &[OpId]) -> Vec<OpId> {
+    let mut out = a.to_vec();
+    for x in b {
+        if !out.contains(x) {
+            out.push(*x);
+        }
+    }
+    out
+}
+
 fn gcd(a: i128, b: i128) -> i128 {
     if b == 0 {
         a
@@ -283,6 +302,7 @@ impl Transfer for ShapeAnalysis {
             },
             step: None,
             looped: !constant_bound,
+            loops: vec![for_op],
         }
     }
 
@@ -302,8 +322,19 @@ impl Transfer for ShapeAnalysis {
                 tile: Tile::Tiling,
                 step: None,
                 looped: true,
+                loops: union(&joined.loops, &[for_op]),
                 ..joined
             }
+        } else if updated {
+            // A block the body moves (`offset += BLOCK`): the loop moves its range dims.
+            let mut fact = joined;
+            fact.loops = union(&fact.loops, &[for_op]);
+            for d in &mut fact.dims {
+                if !d.roots.is_empty() {
+                    d.loops = union(&d.loops, &[for_op]);
+                }
+            }
+            fact
         } else {
             joined
         }
@@ -319,6 +350,7 @@ impl Transfer for ShapeAnalysis {
             tile: Tile::None,
             step: None,
             looped: false,
+            loops: Vec::new(),
         };
         let one = match &data.kind {
             OpKind::MakeRange { start, end } => ShapeFact {
@@ -331,16 +363,19 @@ impl Transfer for ShapeAnalysis {
                     moved: false,
                     base: None,
                     extent: Some(Extent::number(i128::from(*end) - i128::from(*start))),
+                    loops: Vec::new(),
                 }],
                 tile: Tile::None,
                 step: None,
                 looped: false,
+                loops: Vec::new(),
             },
             OpKind::GetProgramId { .. } => ShapeFact {
                 dims: Vec::new(),
                 tile: Tile::Tiling,
                 step: Some(Extent::number(1)),
                 looped: false,
+                loops: Vec::new(),
             },
             OpKind::Splat => {
                 // A 1-D block takes a scalar step as its own. In a 2-D block a program-id
@@ -362,6 +397,10 @@ impl Transfer for ShapeAnalysis {
                                 .first()
                                 .and_then(|o| o.step.clone())
                                 .filter(|_| tiled),
+                            loops: operands
+                                .first()
+                                .map(|o| o.loops.clone())
+                                .unwrap_or_default(),
                             ..DimFact::default()
                         };
                         out_rank
@@ -369,6 +408,7 @@ impl Transfer for ShapeAnalysis {
                     tile: Tile::None,
                     step: None,
                     looped: false,
+                    loops: Vec::new(),
                 }
             }
             OpKind::Broadcast => operands[0].clone(),
@@ -388,6 +428,7 @@ impl Transfer for ShapeAnalysis {
                     tile: Tile::None,
                     step: None,
                     looped: false,
+                    loops: Vec::new(),
                 }
             }
             OpKind::Reshape { .. } | OpKind::Join | OpKind::Split | OpKind::Cat => {
@@ -404,6 +445,7 @@ impl Transfer for ShapeAnalysis {
                     tile: Tile::None,
                     step: None,
                     looped: false,
+                    loops: Vec::new(),
                 }
             }
             OpKind::Binary(b) => {
@@ -479,9 +521,13 @@ impl Transfer for ShapeAnalysis {
                             }
                         }
                     }
+                    // `offs % M`, and `tl.minimum` by a bound on either side
+                    // (`tl.minimum(W - 1, x)`).
                     BinaryOp::RemSI | BinaryOp::RemUI | BinaryOp::MinSI | BinaryOp::MinUI
                         if operands.len() == 2
-                            && operands[1].dims.iter().all(|d| d.roots.is_empty()) =>
+                            && (operands[1].dims.iter().all(|d| d.roots.is_empty())
+                                || (matches!(b, BinaryOp::MinSI | BinaryOp::MinUI)
+                                    && operands[0].dims.iter().all(|d| d.roots.is_empty()))) =>
                     {
                         for d in &mut fact.dims {
                             if !d.roots.is_empty() {
@@ -554,6 +600,7 @@ impl Transfer for ShapeAnalysis {
                     },
                     step: None,
                     looped: false,
+                    loops: Vec::new(),
                 };
                 fact.dims.resize(out_rank, DimFact::opaque());
                 fact
@@ -598,6 +645,7 @@ impl Transfer for ShapeAnalysis {
                 tile: Tile::None,
                 step: None,
                 looped: false,
+                loops: Vec::new(),
             },
             _ => opaque(out_rank),
         };

@@ -1,7 +1,9 @@
 //! Value ranges of the lanes that hold data, as far as the rules need them: is a value
-//! known to be non-negative (`abs`, squares, `exp`, `sqrt`, sums and products of those)?
+//! known to be non-negative (`abs`, squares, `exp`, `sqrt`, sums and products of those, and
+//! loads from a buffer another kernel of the file filled with such values, see
+//! [`crate::launches`])?
 
-use tritonc_ir::{BinaryOp, Function, MathOp, OpId, OpKind};
+use tritonc_ir::{BinaryOp, Function, MathOp, OpId, OpKind, Value};
 
 use super::{constant_of, Facts, Lattice, Transfer};
 
@@ -38,7 +40,11 @@ impl Sign {
 }
 
 /// The sign analysis.
-pub struct SignAnalysis;
+#[derive(Debug, Default)]
+pub struct SignAnalysis {
+    /// Pointer arguments whose buffers hold only non-negative values.
+    pub non_negative_args: Vec<Value>,
+}
 
 impl Transfer for SignAnalysis {
     type Fact = Sign;
@@ -108,6 +114,12 @@ impl Transfer for SignAnalysis {
             | OpKind::FpToFp { .. }
             | OpKind::Cast { .. } => s(0),
             OpKind::Reduce { .. } => s(0),
+            OpKind::Load { .. }
+                if super::pointer_base_arg(f, ops[0])
+                    .is_some_and(|b| self.non_negative_args.contains(&b)) =>
+            {
+                Sign::NonNeg
+            }
             _ => Sign::Any,
         };
         vec![one; data.results().len()]

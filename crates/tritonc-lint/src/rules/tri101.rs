@@ -27,8 +27,21 @@ computed and then not passed, or a 2-D mask that bounds only one dim.
 A dim can run past the tensor when a program id or a loop over a runtime size moves its
 range in block steps, or when the kernel compares that range against a bound elsewhere
 (so it knows the block can be partial). Offsets reduced with `%` or `tl.minimum`, or
-clamped with `tl.where(offs < M, offs, 0)` as Triton's matmul tutorials do, are in bounds. Heuristics such as `EVEN_N = N % BLOCK_N == 0` are honoured: lint analyses the
-masked branch, the unmasked branch is what the heuristic proves safe.
+clamped with `tl.where(offs < M, offs, 0)` as Triton's matmul tutorials do, are in bounds
+(`tl.minimum` by a bound on either side). Heuristics such as `EVEN_N = N % BLOCK_N == 0`
+are honoured: lint analyses the masked branch, the unmasked branch is what the heuristic
+proves safe. Flags that take a mask off (`if not DIVISIBLE_N: mask &= offs_n < N`) are
+read the same way: an access the flags-off variant bounds is not reported for the
+flags-on variant.
+
+A loop that visits complete blocks only keeps the offsets it moves in bounds, as the
+kernel itself says:
+- a peeled loop, where it stops (its upper bound, or a pointer or offset it carries)
+  starts a masked access after it (`for b in range(start, last): ... offset += BLOCK`,
+  then `tl.load(p + offset, mask=offset < N)`; `for k in range(0, prev_multiple, BK)`,
+  then the remainder at `prev_multiple + tl.arange(0, BK)` masked);
+- a loop over the blocks before the program's own (`range(0, pid * BLOCK, BLOCK)`).
+Dims the loop does not move (the columns of a row block) still need their mask.
 
 ## Why is this bad?
 The last program's block reaches past the end of the tensor. Loads read other memory (or
@@ -131,6 +144,13 @@ impl Rule for UnmaskedBlockAccess {
                                 })
                             }))
                         && !bounded.contains(&d)
+                        // A loop that visits complete blocks only (a peeled loop, or the
+                        // blocks before this program's own) keeps the offsets it moves
+                        // inside the tensor.
+                        && !dim.loops.iter().any(|&l| {
+                            crate::analysis::ancestors(f, op).contains(&l)
+                                && complete_blocks_loop(f, l)
+                        })
                 })
                 .collect();
             if unbounded.is_empty() {
@@ -339,4 +359,108 @@ fn assigned_name(
         None
     }
     find(&cx.kernel.def.body, span)
+}
+
+/// Whether the `scf.for` `l` visits complete blocks only, as the kernel itself says:
+/// - peeled: where the loop stops — its upper bound, or a pointer or offset it carries —
+///   starts a masked access after it (`for b in range(start, last): load(p); p += B`, then
+///   `load(p, mask=offs < N)`; `for k in range(0, prev_multiple, BK)`, then the remainder
+///   at `prev_multiple + arange` masked);
+/// - the blocks before this program's own: the bound is a program id times a block
+///   (`range(0, pid_c * BLOCK_C, BLOCK_C)`), and the program's own block starts inside
+///   the tensor.
+fn complete_blocks_loop(f: &Function, l: OpId) -> bool {
+    if !matches!(f.kind(l), OpKind::For { .. }) {
+        return false;
+    }
+    let data = f.op(l);
+    let Some(&ub) = data.operands().get(1) else {
+        return false;
+    };
+    if program_block_start(f, ub) {
+        return true;
+    }
+    // A bound that is a kernel argument (`range(0, K, BK)`) is a size used everywhere,
+    // not a point where the loop stops short of one.
+    let mut starts: Vec<Value> = Vec::new();
+    if !f.args().contains(&ub) && crate::analysis::constant_of(f, ub).is_none() {
+        starts.push(ub);
+    }
+    starts.extend(data.results().iter().copied());
+    starts
+        .into_iter()
+        .any(|v| reaches_masked_access_after(f, v, l, &mut Vec::new(), 0))
+}
+
+/// Whether `v` is `pid * C` for a compile-time `C` (through casts).
+fn program_block_start(f: &Function, v: Value) -> bool {
+    let Some(op) = crate::analysis::def_op(f, v) else {
+        return false;
+    };
+    match f.kind(op) {
+        OpKind::Cast { .. } => program_block_start(f, f.op(op).operands()[0]),
+        OpKind::Binary(BinaryOp::MulI) => {
+            let ops = f.op(op).operands();
+            let is_pid = |v: Value| {
+                let v = crate::analysis::strip_shape(f, v);
+                crate::analysis::def_op(f, v).is_some_and(|d| match f.kind(d) {
+                    OpKind::GetProgramId { .. } => true,
+                    OpKind::Cast { .. } => matches!(
+                        crate::analysis::def_op(f, f.op(d).operands()[0]).map(|x| f.kind(x)),
+                        Some(OpKind::GetProgramId { .. })
+                    ),
+                    _ => false,
+                })
+            };
+            let is_const = |v: Value| {
+                crate::analysis::constant_of(f, v).is_some()
+                    || crate::generic::symbolic_name(f, v).is_some()
+            };
+            ops.len() == 2
+                && ((is_pid(ops[0]) && is_const(ops[1])) || (is_pid(ops[1]) && is_const(ops[0])))
+        }
+        _ => false,
+    }
+}
+
+/// Whether `v` flows, through offset arithmetic and shape ops, into the pointer of a
+/// masked load, store or atomic outside the loop `l`.
+fn reaches_masked_access_after(
+    f: &Function,
+    v: Value,
+    l: OpId,
+    seen: &mut Vec<Value>,
+    depth: u32,
+) -> bool {
+    if depth > 12 || seen.contains(&v) || seen.len() > 128 {
+        return false;
+    }
+    seen.push(v);
+    f.uses(v).iter().any(|u| {
+        let user = u.op;
+        match f.kind(user) {
+            OpKind::Load { .. } => {
+                u.operand == 0
+                    && f.op(user).operands().len() > 1
+                    && !crate::analysis::ancestors(f, user).contains(&l)
+            }
+            OpKind::Store { .. } | OpKind::AtomicRmw { .. } => {
+                u.operand == 0
+                    && f.op(user).operands().len() > 2
+                    && !crate::analysis::ancestors(f, user).contains(&l)
+            }
+            OpKind::AddPtr
+            | OpKind::Splat
+            | OpKind::Broadcast
+            | OpKind::ExpandDims { .. }
+            | OpKind::Hint(_)
+            | OpKind::Cast { .. }
+            | OpKind::Binary(BinaryOp::AddI | BinaryOp::SubI | BinaryOp::MulI) => f
+                .op(user)
+                .results()
+                .iter()
+                .any(|&r| reaches_masked_access_after(f, r, l, seen, depth + 1)),
+            _ => false,
+        }
+    })
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use tritonc_diagnostics::{CodeDoc, Diagnostic, Fix, Span};
-use tritonc_ir::{OpId, OpKind, Value};
+use tritonc_ir::{BinaryOp, CmpIPredicate, Function, OpId, OpKind, Value, ValueDef};
 
 use super::{append_argument, kernel_call};
 use crate::analysis::combiner::{classify, ReductionKind};
@@ -162,9 +162,95 @@ pub(crate) fn mask_varies_along(ir: &AnalysedKernel, v: Value, axis: usize) -> b
     if mf.dims.len() != rank {
         return true;
     }
-    mf.dims
-        .get(axis)
-        .is_none_or(|d| d.varies || !d.roots.is_empty())
+    mask_part_varies(ir, m.mask, axis, 8)
+}
+
+/// Whether the mask `mask` varies along `axis`, leaving out conjuncts that always hold
+/// (`row < B` for the row of a loop `for row in range(0, B)`, see [`always_true`]).
+fn mask_part_varies(ir: &AnalysedKernel, mask: Value, axis: usize, depth: u32) -> bool {
+    let f = &ir.func;
+    let here = |v: Value| {
+        ir.shape
+            .get(v)
+            .dims
+            .get(axis)
+            .is_none_or(|d| d.varies || !d.roots.is_empty())
+    };
+    if !here(mask) {
+        return false;
+    }
+    let m = crate::analysis::strip_shape(f, mask);
+    match crate::analysis::def_op(f, m).map(|op| (op, f.kind(op))) {
+        Some((op, OpKind::Binary(BinaryOp::AndI))) if depth > 0 => {
+            let ops = f.op(op).operands();
+            ops.len() != 2
+                || ops
+                    .iter()
+                    .any(|&c| mask_part_varies(ir, c, axis, depth - 1))
+        }
+        Some((op, OpKind::CmpI(_))) if always_true(f, op) => false,
+        _ => true,
+    }
+}
+
+/// Whether the comparison `op` always holds: `i < ub` (or `i + r < ub` with `r` a range of
+/// one lane, `tl.arange(0, 1)`) where `i` is the index of an enclosing loop `for i in
+/// range(lb, ub, step)` with a positive step.
+pub(crate) fn always_true(f: &Function, op: OpId) -> bool {
+    use crate::analysis::{constant_of, def_op, same_value, strip_shape};
+    let OpKind::CmpI(pred) = f.kind(op) else {
+        return false;
+    };
+    let ops = f.op(op).operands();
+    let (lhs, rhs) = match pred {
+        CmpIPredicate::Slt | CmpIPredicate::Ult => (ops[0], ops[1]),
+        CmpIPredicate::Sgt | CmpIPredicate::Ugt => (ops[1], ops[0]),
+        _ => return false,
+    };
+    let zero = |v: Value| {
+        let v = strip_shape(f, v);
+        constant_of(f, v) == Some(0.0)
+            || def_op(f, v)
+                .is_some_and(|d| matches!(f.kind(d), OpKind::MakeRange { start: 0, end: 1 }))
+    };
+    let mut index = strip_shape(f, lhs);
+    if let Some(d) = def_op(f, index) {
+        if let OpKind::Binary(BinaryOp::AddI) = f.kind(d) {
+            let [a, b] = f.op(d).operands() else {
+                return false;
+            };
+            index = if zero(*b) {
+                strip_shape(f, *a)
+            } else if zero(*a) {
+                strip_shape(f, *b)
+            } else {
+                return false;
+            };
+        }
+    }
+    // `i * 1` (a block of one row).
+    if let Some(d) = def_op(f, index) {
+        if let (OpKind::Binary(BinaryOp::MulI), [a, b]) = (f.kind(d), f.op(d).operands()) {
+            if constant_of(f, *b) == Some(1.0) {
+                index = strip_shape(f, *a);
+            } else if constant_of(f, *a) == Some(1.0) {
+                index = strip_shape(f, *b);
+            }
+        }
+    }
+    let ValueDef::BlockArg { block, index: 0 } = f.value_def(index) else {
+        return false;
+    };
+    let Some(l) = f.block_parent_op(block) else {
+        return false;
+    };
+    if !matches!(f.kind(l), OpKind::For { .. }) {
+        return false;
+    }
+    let lops = f.op(l).operands();
+    lops.len() >= 3
+        && constant_of(f, lops[2]).is_some_and(|s| s > 0.0)
+        && same_value(f, lops[1], rhs)
 }
 
 fn load_rank(ir: &AnalysedKernel, load: OpId) -> usize {

@@ -31,10 +31,13 @@ whose masked lanes do not hold its neutral value: `0` into `max`/`argmax` (needs
 masked lane adds `exp(0) = 1` to a softmax denominator).
 
 It stays quiet where the value is right after all: a zero fill before `max(abs(x))` (the
-data is non-negative, so 0 never wins), a fill sanitized by `tl.where(mask, x, -inf)`, a
+data is non-negative, so 0 never wins; so is a running `tl.maximum(tl.abs(x), acc)` and a
+buffer another kernel of the file filled with non-negative values, passed on by the
+launcher in the same function: `kernel_1[grid](x, mid)` then `kernel_2[(1,)](mid, out)`), a fill sanitized by `tl.where(mask, x, -inf)`, a
 `max` used only as a softmax stabilizer (`exp(x - m)` is the same for any `m` ≥ the data),
 and a reduction along an axis the mask does not vary in (a row-masked load reduced along
-its columns: the masked rows' results are not kept). The axis is counted in the loaded
+its columns: the masked rows' results are not kept; a mask factor that always holds, such
+as `b < B` for the row `b` of a loop `for b in range(0, B)`, bounds no axis). The axis is counted in the loaded
 block's dims: after `tl.trans(x)`, `x[None, :]` or a `tl.reshape` that keeps the dim, the
 reduced axis is the load's dim it came from (a dim `expand_dims` inserted holds copies of
 one lane; a reshape that merges the dim is taken as varying with the mask).
@@ -270,7 +273,15 @@ impl Rule for WrongFillValue {
             ));
             // A fill that is already neutral went wrong on the way (`x - mean`): the cure is
             // to reset the lanes before the reduction, not another `other=`.
-            let derived = matches!(fill, Fill::Unknown) && !m.through_exp;
+            // So did one whose load already has the wanted `other=` (`x + 1.0` after a 0
+            // fill): another `other=` would change nothing.
+            let load_fill = f
+                .op(m.load)
+                .operands()
+                .get(2)
+                .and_then(|&o| crate::analysis::constant_value(f, o));
+            let derived = (matches!(fill, Fill::Unknown) && !m.through_exp)
+                || load_fill.is_some_and(|c| num::eq(c, wanted));
             if derived {
                 d = d.with_help(format!(
                     "reset the masked lanes before `{name}`: `tl.where(mask, value, {})`",

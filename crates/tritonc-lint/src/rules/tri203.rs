@@ -27,12 +27,18 @@ pass 2^31 - 1.
 
 Which kernels those are is said by the kernel or by the configuration:
 
-- By default (no `max-tensor-elements` configured), a kernel is checked when its own code
-  says it works on tensors past int32: some pointer offset of it is computed in int64 (a
-  program id or offset widened with `.to(tl.int64)`, or a size or stride parameter
-  annotated `tl.int64` or given as `i64` in the configured signature). An int32 product
-  next to those is an offset the widening missed. A kernel whose offsets are all int32
-  (most kernels, written for tensors below 2^31 elements) is not reported.
+- By default (no `max-tensor-elements` configured), a tensor is checked when the kernel's
+  own code says it can pass int32: some offset into it is computed in int64 (a program id
+  or offset widened with `.to(tl.int64)`, or a size or stride parameter annotated
+  `tl.int64` or given as `i64` in the configured signature). An int32 product next to
+  those is an offset the widening missed. Tensors the kernel addresses in int32 only
+  (most kernels' tensors, and the per-row statistics, scales and counters next to a
+  widened tensor) are not reported, unless the product's stride or size is one the
+  kernel multiplies in int64 elsewhere (`out_ptr + row.to(tl.int64) * stride` next to
+  `x_ptr + row * stride`: the same stride, as large here). Nor is a scalar index (a
+  head, a group) times its stride added inside a slice the kernel already addresses in
+  int64 (`x_ptr + i_b.to(tl.int64) * stride_b + i_h * stride_h`): it stays inside that
+  slice.
 - The setting `max-tensor-elements` (in `[tool.tritonc.lint.int32-offset-overflow]`) is
   the largest tensor, in elements, the project launches kernels on. Set above 2^31 - 1
   (e.g. 4294967296: the logits of 32k tokens over a 128k vocabulary), every kernel is
@@ -84,12 +90,12 @@ impl Rule for Int32OffsetOverflow {
     fn check(&self, cx: &KernelContext<'_>, out: &mut Vec<Finding>) {
         let Some(ir) = cx.ir else { return };
         let f = &ir.func;
-        let widened = match cx.settings.max_tensor_elements {
+        let wide = match cx.settings.max_tensor_elements {
             Some(m) if m <= i32::MAX as u64 => return,
             Some(_) => None,
-            None => match wide_offset(cx, f) {
-                Some(span) => Some(span),
-                None => return,
+            None => match wide_offsets(cx, f) {
+                w if w.tensors.is_empty() => return,
+                w => Some(w),
             },
         };
         let quiet = bounded_names(cx);
@@ -107,6 +113,39 @@ impl Rule for Int32OffsetOverflow {
             if mask_bounds_offset(f, op, offset) || innermost_stride(cx, ir, mul) {
                 continue;
             }
+            // By default only the tensors the kernel itself addresses in int64 are checked
+            // (per-row statistics, scales and bin counters next to a widened tensor are far
+            // smaller), and inside a slice it addresses in int64, a scalar index (a head, a
+            // group) times its stride stays inside that slice.
+            let widened = match &wide {
+                None => None,
+                Some(w) => {
+                    let ptr = f.op(op).operands()[0];
+                    let tensor = crate::analysis::pointer_base_arg(f, ptr)
+                        .and_then(|b| w.tensors.iter().find(|(a, _)| *a == b));
+                    // A stride the kernel multiplies in int64 elsewhere is as large here
+                    // (`out_ptr + row.to(tl.int64) * stride`, `x_ptr + row * stride`).
+                    let factor = f.op(mul).operands().iter().find(|&&v| {
+                        let v = crate::analysis::strip_shape(f, v);
+                        !ir.overflow.get(v).from_pid
+                            && args_under(f, v).iter().any(|a| w.factors.contains(a))
+                    });
+                    let span = match (tensor, factor) {
+                        (Some(&(_, span)), _) => span,
+                        (None, Some(_)) => w.tensors[0].1,
+                        (None, None) => continue,
+                    };
+                    let scalar_index = f
+                        .op(mul)
+                        .operands()
+                        .iter()
+                        .any(|&v| ir.overflow.get(v).from_pid && !f.value_type(v).is_tensor());
+                    if scalar_index && inside_wide_slice(ir, f, ptr) {
+                        continue;
+                    }
+                    Some(span)
+                }
+            };
             // One int32 index scaled by several strides (`offs_m[:, None] * stride_qm`,
             // `offs_m[:, None] * stride_om`, and the same product written again) is one
             // defect with one fix, widening the index: reported once, where it is first
@@ -158,24 +197,26 @@ impl Rule for Int32OffsetOverflow {
                     if w != span && w.file == span.file {
                         d = d.with_secondary(w, "this offset is computed in int64");
                     }
-                    "the kernel computes other pointer offsets in int64, so its tensors can pass 2^31 elements: this product can wrap".to_string()
+                    "the kernel computes other offsets into this tensor in int64, so it can pass 2^31 elements: this product can wrap".to_string()
                 }
                 (None, None) => unreachable!("checked above"),
             };
-            d = d
-                .with_note(note)
-                .with_help("cast to int64 before multiplying: `tl.program_id(0).to(tl.int64) * stride`");
+            d = d.with_note(note).with_help(
+                "cast to int64 before multiplying: `tl.program_id(0).to(tl.int64) * stride`",
+            );
             out.push(Finding::new(d));
         }
     }
 }
 
-/// Where the kernel computes a pointer offset in int64, if it does: an integer widened to
-/// int64 (`tl.program_id(0).to(tl.int64)`, `offs.to(tl.int64)`) or an int64 scalar
-/// parameter (an annotation or the configured signature; lint's placeholders are int32)
-/// on the way to a `tt.addptr` offset. The span is the widening (or the offset's use).
-fn wide_offset(cx: &KernelContext<'_>, f: &Function) -> Option<tritonc_diagnostics::Span> {
-    let ir = cx.ir?;
+/// The tensors the kernel addresses in int64, each with where: the kernel arguments whose
+/// pointers get an offset computed in int64 on the way to a `tt.addptr` — an integer widened
+/// to int64 (`tl.program_id(0).to(tl.int64)`, `offs.to(tl.int64)`) or an int64 scalar
+/// parameter (an annotation or the configured signature; lint's placeholders are int32).
+/// The span is the widening (or the offset's use).
+fn wide_offsets(cx: &KernelContext<'_>, f: &Function) -> Wide {
+    let mut out = Wide::default();
+    let Some(ir) = cx.ir else { return out };
     for op in f.walk() {
         if !matches!(f.kind(op), OpKind::AddPtr) {
             continue;
@@ -183,37 +224,133 @@ fn wide_offset(cx: &KernelContext<'_>, f: &Function) -> Option<tritonc_diagnosti
         let Some(&offset) = f.op(op).operands().get(1) else {
             continue;
         };
-        if f.value_type(offset).dtype() != Some(DType::I64) {
+        let Some(span) = int64_offset(ir, f, op, offset) else {
+            continue;
+        };
+        out.factors.extend(args_under(f, offset));
+        if let Some(base) = crate::analysis::pointer_base_arg(f, f.op(op).operands()[0]) {
+            if !out.tensors.iter().any(|(b, _)| *b == base) {
+                out.tensors.push((base, span));
+            }
+        }
+    }
+    out
+}
+
+/// What the kernel's int64 offsets say: the tensors it addresses in int64, each with where,
+/// and the run-time arguments (sizes, strides) those offsets are computed from.
+#[derive(Debug, Default)]
+struct Wide {
+    tensors: Vec<(Value, tritonc_diagnostics::Span)>,
+    factors: BTreeSet<Value>,
+}
+
+/// The kernel arguments `v` is computed from (through every op, casts included).
+fn args_under(f: &Function, v: Value) -> BTreeSet<Value> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![v];
+    let mut seen = BTreeSet::new();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) || seen.len() > 256 {
             continue;
         }
-        let mut stack = vec![offset];
-        let mut seen = BTreeSet::new();
-        while let Some(v) = stack.pop() {
-            if !seen.insert(v) || seen.len() > 256 {
-                continue;
-            }
-            if f.value_type(v).dtype() != Some(DType::I64) {
-                continue;
-            }
-            if f.args().contains(&v) {
-                return ir.op_span(op);
-            }
-            let Some(def) = crate::analysis::def_op(f, v) else {
-                continue;
-            };
-            if matches!(f.kind(def), OpKind::Cast { .. })
-                && f.op(def).operands().first().is_some_and(|&x| {
-                    f.value_type(x)
-                        .dtype()
-                        .is_some_and(|d| d.is_int() && d != DType::I64)
-                })
-            {
-                return ir.op_span(def).or_else(|| ir.op_span(op));
-            }
+        if f.args().contains(&v) {
+            out.insert(v);
+            continue;
+        }
+        if let Some(def) = crate::analysis::def_op(f, v) {
             stack.extend(f.op(def).operands().iter().copied());
         }
     }
+    out
+}
+
+/// Where the offset `offset` of the `tt.addptr` `op` is computed in int64 from an int64
+/// parameter or a widened integer, if it is.
+fn int64_offset(
+    ir: &AnalysedKernel,
+    f: &Function,
+    op: OpId,
+    offset: Value,
+) -> Option<tritonc_diagnostics::Span> {
+    if f.value_type(offset).dtype() != Some(DType::I64) {
+        return None;
+    }
+    let mut stack = vec![offset];
+    let mut seen = BTreeSet::new();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) || seen.len() > 256 {
+            continue;
+        }
+        if f.value_type(v).dtype() != Some(DType::I64) {
+            continue;
+        }
+        if f.args().contains(&v) {
+            return ir.op_span(op);
+        }
+        let Some(def) = crate::analysis::def_op(f, v) else {
+            continue;
+        };
+        if matches!(f.kind(def), OpKind::Cast { .. })
+            && f.op(def).operands().first().is_some_and(|&x| {
+                f.value_type(x)
+                    .dtype()
+                    .is_some_and(|d| d.is_int() && d != DType::I64)
+            })
+        {
+            return ir.op_span(def).or_else(|| ir.op_span(op));
+        }
+        stack.extend(f.op(def).operands().iter().copied());
+    }
     None
+}
+
+/// Whether the int64 offset `v` is or sums an int64 product (an index times a stride): the
+/// start of a slice, not a plain int64 offset parameter.
+fn int64_product(f: &Function, v: Value) -> bool {
+    let v = crate::analysis::strip_shape(f, v);
+    let Some(def) = crate::analysis::def_op(f, v) else {
+        return false;
+    };
+    match f.kind(def) {
+        OpKind::Binary(BinaryOp::MulI) => f.value_type(v).dtype() == Some(DType::I64),
+        OpKind::Binary(BinaryOp::AddI) => f.op(def).operands().iter().any(|&o| int64_product(f, o)),
+        _ => false,
+    }
+}
+
+/// Whether the pointer `ptr` already carries an int64 product (`x_ptr + i_b.to(tl.int64) *
+/// stride_b`, then `+ i_h * stride_h`): the kernel addresses the outer slice in int64 and
+/// what is added after it indexes inside that slice.
+fn inside_wide_slice(ir: &AnalysedKernel, f: &Function, ptr: Value) -> bool {
+    let mut v = ptr;
+    for _ in 0..32 {
+        if f.args().contains(&v) {
+            return false;
+        }
+        let Some(def) = crate::analysis::def_op(f, v) else {
+            return false;
+        };
+        match f.kind(def) {
+            OpKind::AddPtr => {
+                let ops = f.op(def).operands();
+                if ops
+                    .get(1)
+                    .is_some_and(|&o| int64_offset(ir, f, def, o).is_some() && int64_product(f, o))
+                {
+                    return true;
+                }
+                v = ops[0];
+            }
+            OpKind::Splat
+            | OpKind::Broadcast
+            | OpKind::ExpandDims { .. }
+            | OpKind::Reshape { .. }
+            | OpKind::Hint(_) => v = f.op(def).operands()[0],
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Whether every access through the pointer `addptr` makes is masked by `offset < n` with

@@ -208,7 +208,7 @@ fn lint_one(
         file,
         &absolute,
         source.text(),
-        &scope,
+        (&analysis.module, &scope),
         &analysis.index,
         settings,
     );
