@@ -149,7 +149,10 @@ fn lint_generically(
     kernel: &Kernel,
     placeholders: &LintSpecialization,
     settings: &Settings,
-    out: &mut Vec<Finding>,
+    (out, signs): (
+        &mut Vec<Finding>,
+        &mut std::collections::BTreeMap<String, bool>,
+    ),
     lowering_error: &mut Option<Diagnostic>,
 ) -> bool {
     let lowered = catch_unwind(AssertUnwindSafe(|| {
@@ -166,6 +169,7 @@ fn lint_generically(
         }
         Err(_) => return false,
     };
+    *signs = launches::stored_signs(&ir, &spec);
     let cx = KernelContext {
         file,
         text,
@@ -364,7 +368,7 @@ fn lint_kernel(
             kernel,
             first,
             settings,
-            &mut out,
+            (&mut out, &mut signs),
             &mut lowering_error,
         );
     }

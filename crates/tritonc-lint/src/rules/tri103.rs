@@ -31,16 +31,17 @@ whose masked lanes do not hold its neutral value: `0` into `max`/`argmax` (needs
 masked lane adds `exp(0) = 1` to a softmax denominator).
 
 It stays quiet where the value is right after all: a zero fill before `max(abs(x))` (the
-data is non-negative, so 0 never wins; so is a running `tl.maximum(tl.abs(x), acc)` and a
-buffer another kernel of the file filled with non-negative values, passed on by the
-launcher in the same function: `kernel_1[grid](x, mid)` then `kernel_2[(1,)](mid, out)`), a fill sanitized by `tl.where(mask, x, -inf)`, a
-`max` used only as a softmax stabilizer (`exp(x - m)` is the same for any `m` ≥ the data),
-and a reduction along an axis the mask does not vary in (a row-masked load reduced along
-its columns: the masked rows' results are not kept; a mask factor that always holds, such
-as `b < B` for the row `b` of a loop `for b in range(0, B)`, bounds no axis). The axis is counted in the loaded
-block's dims: after `tl.trans(x)`, `x[None, :]` or a `tl.reshape` that keeps the dim, the
-reduced axis is the load's dim it came from (a dim `expand_dims` inserted holds copies of
-one lane; a reshape that merges the dim is taken as varying with the mask).
+data is non-negative, so 0 never wins; the same for a running `tl.maximum(tl.abs(x), acc)`
+and a buffer another kernel of the file filled with non-negative values, passed on by the
+launcher in the same function: `kernel_1[grid](x, mid)` then `kernel_2[(1,)](mid, out)`),
+a fill sanitized by `tl.where(mask, x, -inf)`, a `max` used only as a softmax stabilizer
+(`exp(x - m)` is the same for any `m` ≥ the data), and a reduction along an axis the mask
+does not vary in (a row-masked load reduced along its columns: the masked rows' results
+are not kept; a mask factor that always holds, such as `b < B` for the row `b` of a loop
+`for b in range(0, B)`, bounds no axis). The axis is counted in the loaded block's dims:
+after `tl.trans(x)`, `x[None, :]` or a `tl.reshape` that keeps the dim, the reduced axis
+is the load's dim it came from (a dim `expand_dims` inserted holds copies of one lane; a
+reshape that merges the dim is taken as varying with the mask).
 
 Sentinels are judged exactly against the data's dtype: the minimum of an integer dtype
 (`-(2**63)` for int64, `-2147483648` for int32) is neutral for `max`/`argmax`, its maximum

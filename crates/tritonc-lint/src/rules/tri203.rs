@@ -126,9 +126,8 @@ impl Rule for Int32OffsetOverflow {
                     // A stride the kernel multiplies in int64 elsewhere is as large here
                     // (`out_ptr + row.to(tl.int64) * stride`, `x_ptr + row * stride`).
                     let factor = f.op(mul).operands().iter().find(|&&v| {
-                        let v = crate::analysis::strip_shape(f, v);
-                        !ir.overflow.get(v).from_pid
-                            && args_under(f, v).iter().any(|a| w.factors.contains(a))
+                        let v = strip_casts(f, v);
+                        !ir.overflow.get(v).from_pid && w.factors.contains(&v)
                     });
                     let span = match (tensor, factor) {
                         (Some(&(_, span)), _) => span,
@@ -243,6 +242,18 @@ fn wide_offsets(cx: &KernelContext<'_>, f: &Function) -> Wide {
 struct Wide {
     tensors: Vec<(Value, tritonc_diagnostics::Span)>,
     factors: BTreeSet<Value>,
+}
+
+/// `v` with shape ops and integer casts looked through (a stride argument as it is used).
+fn strip_casts(f: &Function, v: Value) -> Value {
+    let mut v = crate::analysis::strip_shape(f, v);
+    while let Some(op) = crate::analysis::def_op(f, v) {
+        if !matches!(f.kind(op), OpKind::Cast { .. }) {
+            break;
+        }
+        v = crate::analysis::strip_shape(f, f.op(op).operands()[0]);
+    }
+    v
 }
 
 /// The kernel arguments `v` is computed from (through every op, casts included).
