@@ -25,6 +25,7 @@
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,6 +51,11 @@ enum SinkKind : int { kError = 0, kLlvmIr = 1, kPtx = 2 };
 
 using Sink = void (*)(void *user, int kind, const char *data, size_t length);
 
+/// Registers the NVPTX target once per process and makes shared-memory pointers 32 bits
+/// wide (NVPTX's `nvptx-short-ptr` option, read when a target machine computes its data
+/// layout): shared addresses then live in 32-bit registers and their arithmetic is 32-bit,
+/// where 64-bit generic-width pointers cost a widening multiply and a carry add per
+/// address (`ldmatrix`, `cp.async`, the reductions' scratch), as in Triton's PTX.
 void initializeNvptx() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -57,6 +63,10 @@ void initializeNvptx() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    auto &&options = llvm::cl::getRegisteredOptions();
+    auto shortPointers = options.find("nvptx-short-ptr");
+    if (shortPointers != options.end())
+      static_cast<llvm::cl::opt<bool> *>(shortPointers->second)->setValue(true);
   });
 }
 

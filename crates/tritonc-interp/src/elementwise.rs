@@ -651,6 +651,22 @@ pub fn unary_float(f: UnaryFn, a: &Data) -> RtResult<Data> {
 /// `math.*` unary ops.
 pub fn math(op: MathOp, a: &Data) -> RtResult<Data> {
     use MathOp::*;
+    // fp32 `math.exp2` is `ex2.approx.ftz.f32` on the GPU (Triton's lowering; `math.exp`
+    // is not): a result below the smallest normal number is flushed to +0.
+    if let (Exp2, Data::F32(v)) = (op, a) {
+        return Ok(Data::F32(
+            v.iter()
+                .map(|&x| {
+                    let r = UnaryFn::Exp2.eval_f32(x);
+                    if r.is_subnormal() {
+                        0.0
+                    } else {
+                        r
+                    }
+                })
+                .collect(),
+        ));
+    }
     let f = match op {
         Exp => UnaryFn::Exp,
         Exp2 => UnaryFn::Exp2,
@@ -865,5 +881,25 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r, Data::I32(vec![-2, 0x1]));
+    }
+
+    #[test]
+    fn fp32_exp2_flushes_subnormal_results_as_ex2_approx_ftz() {
+        // 2^-126 is the smallest normal f32; 2^-127 and 2^-140 are subnormal: +0 on the
+        // GPU's `ex2.approx.ftz.f32`. Normal results and special values are unchanged.
+        let r = math(
+            MathOp::Exp2,
+            &Data::F32(vec![-126.0, -127.0, -140.0, 0.0, 3.0, f32::NEG_INFINITY]),
+        )
+        .unwrap();
+        assert_eq!(
+            r,
+            Data::F32(vec![2f32.powi(-126), 0.0, 0.0, 1.0, 8.0, 0.0])
+        );
+        // `math.exp` keeps subnormals (`ex2.approx.f32`, no `.ftz`).
+        let Data::F32(e) = math(MathOp::Exp, &Data::F32(vec![-88.0 - 7.0])).unwrap() else {
+            panic!()
+        };
+        assert!(e[0] > 0.0 && e[0].is_subnormal(), "{e:?}");
     }
 }

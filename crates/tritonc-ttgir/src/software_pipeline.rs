@@ -3,7 +3,7 @@
 //!
 //! The loads of a dot's operands become `ttg.async_copy_global_to_local` copies into
 //! `S = max(2, num_stages − 1)` shared buffers (Triton's buffer count for `mma.sync`
-//! code), issued `S − 1` iterations ahead of the dot, which reads its operand with
+//! code), issued `S` iterations ahead of the dot, which reads its operand with
 //! `ttg.local_load` from the buffer of its own iteration.
 //!
 //! A load is pipelined when it is in the body of an `scf.for` (directly), its only user is
@@ -17,15 +17,18 @@
 //!
 //! The loop becomes:
 //! - before it, one `ttg.local_alloc` of `S` buffers per load, then the slice for
-//!   iterations `0 … S−2` with their copies into buffers `0 … S−2` (one
+//!   iterations `0 … S−1` with their copies into buffers `0 … S−1` (one
 //!   `ttg.async_commit_group` each), each copy masked off past the trip count (a masked
 //!   `cp.async` writes zeros and reads nothing);
-//! - in iteration `i`: `ttg.async_wait {num = S−2}` (iteration `i`'s copies have landed;
-//!   it is also a barrier: every thread is done reading buffer `(i−1) mod S`), then the
-//!   slice for iteration `i+S−1` (from a carried look-ahead copy of the loop state) and
-//!   its copies into buffer `(i−1) mod S`, one commit; then the body, its loads replaced
-//!   by `ttg.local_load` of buffer `i mod S`. The loop carries the look-ahead state and
-//!   the index of the buffer it reads;
+//! - in iteration `i`: `ttg.async_wait {num = S−1}` (iteration `i`'s copies have landed
+//!   and, being also a barrier, are visible to every thread), then the body, its loads
+//!   replaced by `ttg.local_load` of buffer `i mod S`; at its end a `gpu.barrier` (every
+//!   thread is done reading that buffer), then the slice for iteration `i+S` (from a
+//!   carried look-ahead copy of the loop state) and its copies into the same buffer, one
+//!   commit. The copies are issued behind the dot, as Triton's pipeline issues them: their
+//!   address arithmetic and issue overlap the tensor-core work in flight instead of
+//!   delaying the first fragment loads of the iteration. The loop carries the look-ahead
+//!   state and the index of the buffer it reads;
 //! - after it, `ttg.async_wait {num = 0}` and a `ttg.local_dealloc` of each buffer.
 //!
 //! `num_stages` is the loop's own (`tl.range(..., num_stages=N)`, kept on its `scf.for`)
@@ -419,7 +422,7 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
         .map(|&k| f.op(for_op).operands()[3 + k])
         .collect();
 
-    // The buffers and the prologue: iterations 0 … S−2 into buffers 0 … S−2.
+    // The buffers and the prologue: iterations 0 … S−1 into buffers 0 … S−1.
     let mut b = Builder::before(f, for_op);
     b.set_loc(loc.clone());
     let buffers: Vec<Value> = plan
@@ -435,7 +438,7 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
         })
         .collect();
     let mut state = inits;
-    for i in 0..(s - 1) {
+    for i in 0..s {
         let k = b.const_int(i128::from(i), iv_ty.clone());
         let off = b.binary(BinaryOp::MulI, k, step);
         let iv = b.binary(BinaryOp::AddI, lb, off);
@@ -454,21 +457,10 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
     let first = f.block(body).ops()[0];
     let term = *f.block(body).ops().last().expect("invariant: a body ends in its yield");
 
-    // Iteration i: wait for its copies, then copy iteration i + S − 1 into buffer
-    // (i − 1) mod S.
+    // Iteration i starts by waiting for its copies.
     let mut b = Builder::before(f, first);
     b.set_loc(loc.clone());
-    single(&mut b, OpKind::AsyncWait { num: s - 2 }, &[], Type::AsyncToken);
-    let ahead = b.const_int(i128::from(s - 1), iv_ty);
-    let ahead = b.binary(BinaryOp::MulI, ahead, step);
-    let iv_ahead = b.binary(BinaryOp::AddI, iv, ahead);
-    let zero = b.const_i32(0);
-    let one = b.const_i32(1);
-    let last = b.const_i32(s as i32 - 1);
-    let is_first = b.cmpi(CmpIPredicate::Eq, read, zero);
-    let prev = b.binary(BinaryOp::SubI, read, one);
-    let write = b.select(is_first, last, prev);
-    let next_look = prefetch(&mut b, plan, body, iv_ahead, &look, ub, write, &buffers);
+    single(&mut b, OpKind::AsyncWait { num: s - 1 }, &[], Type::AsyncToken);
 
     // The dots read buffer i mod S.
     for (l, &buffers) in plan.loads.iter().zip(&buffers) {
@@ -490,9 +482,18 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
         erase_dead(f, &operands);
     }
 
-    // The next buffer to read, and the yield of the new carried values.
+    // At its end, once every thread is done reading buffer i mod S: copy iteration i + S
+    // into it; then the next buffer to read, and the yield of the new carried values.
     let mut b = Builder::before(f, term);
     b.set_loc(loc.clone());
+    b.insert(OpKind::Barrier, &[], Vec::new());
+    let ahead = b.const_int(i128::from(s), iv_ty);
+    let ahead = b.binary(BinaryOp::MulI, ahead, step);
+    let iv_ahead = b.binary(BinaryOp::AddI, iv, ahead);
+    let next_look = prefetch(&mut b, plan, body, iv_ahead, &look, ub, read, &buffers);
+    let zero = b.const_i32(0);
+    let one = b.const_i32(1);
+    let last = b.const_i32(s as i32 - 1);
     let is_last = b.cmpi(CmpIPredicate::Eq, read, last);
     let inc = b.binary(BinaryOp::AddI, read, one);
     let next_read = b.select(is_last, zero, inc);

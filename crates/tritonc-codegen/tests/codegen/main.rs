@@ -1,5 +1,6 @@
 //! The codegen test binary (one binary: each links LLVM/MLIR, about 250 MB).
 
+mod approx;
 mod debug_assert;
 #[path = "../../../tritonc-ttgir/tests/fixtures/mod.rs"]
 mod fixtures;

@@ -155,25 +155,38 @@ const ALIGNED: &str = "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, 128
 
 #[test]
 fn k_loops_feeding_mma_are_pipelined_with_cp_async() {
-    // num_stages = 4: three buffers per operand (Triton's num_stages − 1), copies two
-    // iterations ahead: the loop waits until one group is pending.
+    // num_stages = 4: three buffers per operand (Triton's num_stages − 1), copies three
+    // iterations ahead: the loop waits until two groups are pending.
     let k = k_loop(ALIGNED, 4, 80);
     // A 128x64 and B 64x128 fp16 over 128 threads: 8 and 8 16-byte copies per iteration,
-    // issued twice before the loop and once in it.
-    assert_eq!(k.ptx.matches("cp.async.cg.shared.global").count(), 3 * 16, "{}", k.ptx);
+    // issued three times before the loop and once in it.
+    assert_eq!(k.ptx.matches("cp.async.cg.shared.global").count(), 4 * 16, "{}", k.ptx);
     let words = k.ptx.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(words.contains("cp.async.wait_group 1;"), "{}", k.ptx);
+    assert!(words.contains("cp.async.wait_group 2;"), "{}", k.ptx);
     assert!(words.contains("cp.async.wait_group 0;"), "the loop is drained");
     // Masked lanes are zero-filled (source size 0), not skipped.
     assert!(k.ptx.contains("cp.async.cg.shared.global [") && k.ptx.contains(", 16, %r"), "{}", k.ptx);
     // Buffers: A 128 x (64 + 8) and B 64 x (128 + 8) fp16, three of each.
     let per_stage = (128 * 72 * 2u32).next_multiple_of(128) + (64 * 136 * 2u32).next_multiple_of(128);
     assert_eq!(k.shared_bytes, (3 * per_stage).next_multiple_of(128));
-    // num_stages = 3: two buffers, one iteration ahead.
+    // num_stages = 3: two buffers, two iterations ahead, the copies of the loop issued
+    // after its mma (behind a barrier: they refill the buffer the mma read).
     let k = k_loop(ALIGNED, 3, 80);
-    assert_eq!(k.ptx.matches("cp.async.cg.shared.global").count(), 2 * 16);
+    assert_eq!(k.ptx.matches("cp.async.cg.shared.global").count(), 3 * 16);
     let words = k.ptx.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(!words.contains("cp.async.wait_group 1;") && words.contains("cp.async.wait_group 0;"));
+    assert!(words.contains("cp.async.wait_group 1;") && words.contains("cp.async.wait_group 0;"));
+    let body = &words[words.find("cp.async.wait_group 1;").expect("the loop waits")..];
+    let (mma, copy) = (body.find("mma.sync").unwrap(), body.find("cp.async.cg").unwrap());
+    assert!(mma < copy, "the loop's copies follow its mma:\n{body}");
+    assert!(body[mma..copy].contains("bar.sync"), "a barrier before the refill:\n{body}");
+    // Shared addresses are 32-bit (`ldmatrix` and `cp.async` through `%r` registers).
+    let shared_access = |l: &&str| l.contains("ldmatrix.") || l.contains("cp.async.cg.shared");
+    let lines: Vec<&str> = k.ptx.lines().filter(shared_access).collect();
+    assert!(!lines.is_empty());
+    for l in lines {
+        let shared_operand = if l.contains("ldmatrix.") { l.rsplit('[').next() } else { l.split('[').nth(1) };
+        assert!(shared_operand.unwrap().starts_with("%r") && !shared_operand.unwrap().starts_with("%rd"), "{l}");
+    }
     if let Some(p) = Ptxas::locate(&workspace_root()) {
         for sm in ["sm_80", "sm_90"] {
             p.check(&k.ptx, sm).unwrap_or_else(|e| panic!("{sm}: {e}"));
