@@ -547,3 +547,33 @@ def attn_fwd(q_ptr, m_ptr, stride_qz, stride_qh, stride_qm, Q_CTX, H, BLOCK_M: t
         vec![("TRI203".to_string(), 7), ("TRI203".to_string(), 8)]
     );
 }
+
+#[test]
+fn tri203_a_scalar_index_inside_an_int64_slice_either_branch_chose_is_quiet() {
+    let body = r#"@triton.jit
+def recurrent(h0, idx_ptr, o_ptr, stride_s, HV, K, V, continuous, BK: tl.constexpr,
+              BV: tl.constexpr):
+    i_n = tl.program_id(0)
+    i_hv = tl.program_id(1)
+    o_k = tl.arange(0, BK)
+    o_v = tl.arange(0, BV)
+    if continuous != 0:
+        p_h0 = h0 + tl.load(idx_ptr + i_n).to(tl.int64) * stride_s
+    else:
+        p_h0 = h0 + i_n.to(tl.int64) * HV * K * V
+    p_h0 = p_h0 + i_hv * K * V + o_k[:, None] * V + o_v[None, :]
+    tl.store(o_ptr + o_k[:, None] * V + o_v[None, :], tl.load(p_h0))
+"#;
+    // `i_hv * K * V` is a head inside the state slice both branches address in int64.
+    assert_eq!(lint(body, &only("TRI203")), vec![]);
+    // Where one branch adds a plain int64 offset (not an index times a stride), the head
+    // product is not known to stay inside a slice.
+    let plain = body.replace(
+        "p_h0 = h0 + i_n.to(tl.int64) * HV * K * V",
+        "p_h0 = h0 + i_n.to(tl.int64)",
+    );
+    assert_eq!(
+        lint(&plain, &only("TRI203")),
+        vec![("TRI203".to_string(), 12)]
+    );
+}

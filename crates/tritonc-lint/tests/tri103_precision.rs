@@ -540,3 +540,22 @@ def shifted_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         hits[0].diagnostic.help
     );
 }
+
+#[test]
+fn a_fill_from_a_constexpr_lint_guessed_is_not_judged() {
+    // `MAX` has no default: lint lowers with a placeholder for it, a value the kernel never
+    // sees, so the fill is not judged.
+    let body = r#"@triton.jit
+def argmin_kernel(x_ptr, out_ptr, n, MAX: tl.constexpr, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=MAX)
+    tl.store(out_ptr, tl.argmin(x, axis=0))
+"#;
+    assert_quiet_and_unfixed(body, &settings(&[]));
+    // Given by the configured signature, it is judged: 0 is wrong for argmin.
+    let (_, findings) = lint(
+        body,
+        &settings(&[("argmin_kernel", "*fp32, *i32, i32, 0, 64")]),
+    );
+    assert_eq!(tri103(&findings).len(), 1);
+}

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use tritonc_diagnostics::{CodeDoc, Diagnostic};
-use tritonc_ir::{BinaryOp, DType, Function, OpId, OpKind, Value};
+use tritonc_ir::{BinaryOp, DType, Function, OpId, OpKind, Value, ValueDef};
 use tritonc_syntax::ast::ExprKind;
 
 use crate::analysis::shape::below_bound;
@@ -334,34 +334,44 @@ fn int64_product(f: &Function, v: Value) -> bool {
 /// stride_b`, then `+ i_h * stride_h`): the kernel addresses the outer slice in int64 and
 /// what is added after it indexes inside that slice.
 fn inside_wide_slice(ir: &AnalysedKernel, f: &Function, ptr: Value) -> bool {
-    let mut v = ptr;
-    for _ in 0..32 {
-        if f.args().contains(&v) {
-            return false;
-        }
-        let Some(def) = crate::analysis::def_op(f, v) else {
-            return false;
-        };
-        match f.kind(def) {
-            OpKind::AddPtr => {
-                let ops = f.op(def).operands();
-                if ops
-                    .get(1)
-                    .is_some_and(|&o| int64_offset(ir, f, def, o).is_some() && int64_product(f, o))
-                {
-                    return true;
-                }
-                v = ops[0];
-            }
-            OpKind::Splat
-            | OpKind::Broadcast
-            | OpKind::ExpandDims { .. }
-            | OpKind::Reshape { .. }
-            | OpKind::Hint(_) => v = f.op(def).operands()[0],
-            _ => return false,
-        }
+    wide_slice_depth(ir, f, ptr, 32)
+}
+
+fn wide_slice_depth(ir: &AnalysedKernel, f: &Function, v: Value, depth: u32) -> bool {
+    if depth == 0 || f.args().contains(&v) {
+        return false;
     }
-    false
+    let Some(def) = crate::analysis::def_op(f, v) else {
+        return false;
+    };
+    match f.kind(def) {
+        OpKind::AddPtr => {
+            let ops = f.op(def).operands();
+            ops.get(1)
+                .is_some_and(|&o| int64_offset(ir, f, def, o).is_some() && int64_product(f, o))
+                || wide_slice_depth(ir, f, ops[0], depth - 1)
+        }
+        OpKind::Splat
+        | OpKind::Broadcast
+        | OpKind::ExpandDims { .. }
+        | OpKind::Reshape { .. }
+        | OpKind::Hint(_) => wide_slice_depth(ir, f, f.op(def).operands()[0], depth - 1),
+        // A pointer chosen by `if` (`p_h0 = h0 + idx.to(tl.int64) * stride` or `h0 + bos *
+        // HV * K * V`): a slice when every branch makes one.
+        OpKind::If => {
+            let ValueDef::OpResult { index, .. } = f.value_def(v) else {
+                return false;
+            };
+            (0..2).all(|region| {
+                f.region_entry(def, region).is_some_and(|b| {
+                    crate::analysis::terminator_operands(f, b)
+                        .get(index as usize)
+                        .is_some_and(|&y| wide_slice_depth(ir, f, y, depth - 1))
+                })
+            })
+        }
+        _ => false,
+    }
 }
 
 /// Whether every access through the pointer `addptr` makes is masked by `offset < n` with
