@@ -211,6 +211,34 @@ fn lint_generically(
     true
 }
 
+/// What an access at `span` accesses, as written: the callee and its first argument
+/// without whitespace (`tl.load(A`), or `None` outside `file`.
+fn access_key(file: FileId, text: &str, span: tritonc_diagnostics::Span) -> Option<String> {
+    if span.file != file {
+        return None;
+    }
+    let call = text.get(span.start as usize..span.end as usize)?;
+    let open = call.find('(')?;
+    let mut depth = 0i32;
+    let mut end = call.len();
+    for (i, ch) in call[open + 1..].char_indices() {
+        match ch {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => {
+                end = open + 1 + i;
+                break;
+            }
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                end = open + 1 + i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    Some(call[..end].split_whitespace().collect())
+}
+
 /// A `@jit` function that returns a value is a device helper: it is analysed inlined into
 /// the kernels that call it.
 fn is_helper(kernel: &Kernel) -> bool {
@@ -267,8 +295,9 @@ fn lint_kernel(
     let mut out: Vec<Finding> = Vec::new();
     let mut lowering_error: Option<Diagnostic> = None;
     let mut analysed = false;
-    let mut flags_off_accesses: BTreeSet<(u32, u32)> = BTreeSet::new();
-    let mut flags_off_unbounded: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let mut flags_off_accesses: BTreeSet<String> = BTreeSet::new();
+    let mut flags_off_unbounded: BTreeSet<String> = BTreeSet::new();
+    let mut flags_off_spans: BTreeSet<(u32, u32)> = BTreeSet::new();
     for (i, spec) in specs.iter().enumerate() {
         let lowered = catch_unwind(AssertUnwindSafe(|| {
             tritonc_sema::lower_kernel_in(scope, &kernel.def.name.name, &spec.spec)
@@ -321,9 +350,11 @@ fn lint_kernel(
         }
         // Flags are `False` in the first variant and `True` in the next. An access the
         // flags-off variant bounds and the flags-on variant does not is one a flag takes
-        // the mask off (`if not DIVISIBLE_N: mask &= offs_n < N`): a divisibility promise,
-        // like a heuristic's `EVEN_N`.
-        let span_of = |f: &Finding| f.diagnostic.primary_span().map(|s| (s.start, s.end));
+        // the mask off (`if not DIVISIBLE_N: mask &= offs_n < N`, or `if EVEN_K:
+        // tl.load(A, mask=rows) else: tl.load(A, mask=rows & ks)`): a divisibility promise,
+        // like a heuristic's `EVEN_N`. Accesses are matched by what they access: the call
+        // and its pointer argument as written.
+        let key_of = |s: tritonc_diagnostics::Span| access_key(file, text, s);
         if i == 0 {
             if let Some(ir) = &ir {
                 for op in ir.func.walk() {
@@ -333,8 +364,11 @@ fn lint_kernel(
                             | tritonc_ir::OpKind::Store { .. }
                             | tritonc_ir::OpKind::AtomicRmw { .. }
                     ) {
-                        if let Some(s) = ir.op_span(op) {
-                            flags_off_accesses.insert((s.start, s.end));
+                        if let Some(sp) = ir.op_span(op) {
+                            flags_off_spans.insert((sp.start, sp.end));
+                            if let Some(k) = key_of(sp) {
+                                flags_off_accesses.insert(k);
+                            }
                         }
                     }
                 }
@@ -342,16 +376,45 @@ fn lint_kernel(
                     out[before..]
                         .iter()
                         .filter(|f| f.diagnostic.code.0 == "TRI101")
-                        .filter_map(span_of),
+                        .filter_map(|f| f.diagnostic.primary_span().and_then(key_of)),
                 );
             }
         } else {
+            // A different access to the same pointer must keep a mask here: the flag took one
+            // factor off (`EVEN_K` drops the K bound, not the rows'), and one that drops
+            // every bound says nothing about which was promised.
+            let masked_accesses: BTreeSet<(u32, u32)> = ir
+                .as_ref()
+                .map(|ir| {
+                    ir.func
+                        .walk()
+                        .into_iter()
+                        .filter(|&op| {
+                            let n = ir.func.op(op).operands().len();
+                            match ir.func.kind(op) {
+                                tritonc_ir::OpKind::Load { .. } => n > 1,
+                                tritonc_ir::OpKind::Store { .. }
+                                | tritonc_ir::OpKind::AtomicRmw { .. } => n > 2,
+                                _ => false,
+                            }
+                        })
+                        .filter_map(|op| ir.op_span(op).map(|s| (s.start, s.end)))
+                        .collect()
+                })
+                .unwrap_or_default();
             let mut k = before;
             while k < out.len() {
                 let f = &out[k];
                 let drop = f.diagnostic.code.0 == "TRI101"
-                    && span_of(f).is_some_and(|s| {
-                        flags_off_accesses.contains(&s) && !flags_off_unbounded.contains(&s)
+                    && f.diagnostic.primary_span().is_some_and(|sp| {
+                        let here = (sp.start, sp.end);
+                        let same_access =
+                            flags_off_spans.contains(&here) || masked_accesses.contains(&here);
+                        key_of(sp).is_some_and(|s| {
+                            same_access
+                                && flags_off_accesses.contains(&s)
+                                && !flags_off_unbounded.contains(&s)
+                        })
                     });
                 if drop {
                     out.remove(k);

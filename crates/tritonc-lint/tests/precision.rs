@@ -577,3 +577,62 @@ def recurrent(h0, idx_ptr, o_ptr, stride_s, HV, K, V, continuous, BK: tl.constex
         vec![("TRI203".to_string(), 12)]
     );
 }
+
+const EVEN_K_BRANCHES: &str = r#"@triton.jit
+def mm(A, B, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+       EVEN_K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    A = A + (rm[:, None] * K + rk[None, :])
+    B = B + (rk[:, None] * N + rn[None, :])
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        if EVEN_K:
+            a = tl.load(A, mask=(rm < M)[:, None], other=0.0)
+            b = tl.load(B, mask=(rn < N)[None, :], other=0.0)
+        else:
+            k_remaining = K - k * BLOCK_K
+            a = tl.load(A, mask=(rm < M)[:, None] & (rk[None, :] < k_remaining), other=0.0)
+            b = tl.load(B, mask=(rk[:, None] < k_remaining) & (rn < N)[None, :], other=0.0)
+        acc += tl.dot(a, b)
+        A += BLOCK_K
+        B += BLOCK_K * N
+    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm < M)[:, None] & (rn < N)[None, :])
+"#;
+
+#[test]
+fn tri101_the_branch_a_flag_takes_the_k_mask_off_is_a_divisibility_promise() {
+    assert_eq!(lint(EVEN_K_BRANCHES, &only("TRI101")), vec![]);
+    // The flags-on branch also drops the row mask the other branch has: found.
+    let rows = EVEN_K_BRANCHES.replace(
+        "            a = tl.load(A, mask=(rm < M)[:, None], other=0.0)\n",
+        "            a = tl.load(A)\n",
+    );
+    assert_eq!(
+        lint(&rows, &only("TRI101")),
+        vec![("TRI101".to_string(), 12)]
+    );
+}
+
+const ROW_WIDTH: &str = r#"@triton.jit
+def softmax_rows(inp_ptr, max_ptr, N, C: tl.constexpr, D: tl.constexpr):
+    offset_d = tl.arange(0, D)
+    offset_c = tl.arange(0, C)
+    for pid_n in range(tl.program_id(0), N, tl.num_programs(0)):
+        m = tl.load(max_ptr + pid_n * D + offset_d)
+        x = tl.load(inp_ptr + pid_n * C * D + offset_c[:, None] * D + offset_d[None, :])
+        tl.store(max_ptr + pid_n * D + offset_d, tl.maximum(m, tl.max(x, axis=0)))
+"#;
+
+#[test]
+fn tri101_a_constexpr_the_kernel_strides_rows_by_is_a_whole_row() {
+    // `offset_c[:, None] * D`: rows of `D` elements, so `tl.arange(0, D)` is a whole row.
+    assert_eq!(lint(ROW_WIDTH, &only("TRI101")), vec![]);
+    // Without that stride `D` may be a block of a longer row: found.
+    let block = ROW_WIDTH.replace("offset_c[:, None] * D", "offset_c[:, None] * N");
+    assert_eq!(
+        lint(&block, &only("TRI101")),
+        vec![("TRI101".to_string(), 6), ("TRI101".to_string(), 8)]
+    );
+}

@@ -43,6 +43,12 @@ kernel itself says:
 - a loop over the blocks before the program's own (`range(0, pid * BLOCK, BLOCK)`).
 Dims the loop does not move (the columns of a row block) still need their mask.
 
+A range `tl.arange(0, D)` over a constexpr `D` the kernel also strides another range by
+(`offset_c[:, None] * D`: rows of `D` elements) spans a whole row, not a block of a longer
+one. An access a flag branch leaves with part of its mask (`if EVEN_K: tl.load(A,
+mask=rows)` next to `else: tl.load(A, mask=rows & ks)`) is read like a heuristic's promise
+when the flags-off branch bounds every dim of the same pointer.
+
 ## Why is this bad?
 The last program's block reaches past the end of the tensor. Loads read other memory (or
 fault); stores corrupt it. Nothing reports it at run time.
@@ -76,6 +82,7 @@ impl Rule for UnmaskedBlockAccess {
         // Keyed by how a program id or loop moves the compared offsets: `o_t = pid * 16 +
         // o_i` compared with `T` says the tiled rows can be partial, not that `o_i` alone
         // (the columns of a fixed-width row) or `o_i` moved by a row base can.
+        let widths = row_widths(cx);
         let mut compared: Vec<(RangeKey, Motion, Option<Extent>)> = Vec::new();
         let mut compares: Vec<OpId> = Vec::new();
         for &op in &ops {
@@ -147,6 +154,14 @@ impl Rule for UnmaskedBlockAccess {
                         // A loop that visits complete blocks only (a peeled loop, or the
                         // blocks before this program's own) keeps the offsets it moves
                         // inside the tensor.
+                        // `tl.arange(0, D)` with `D` the rows' width spans a whole row.
+                        && !dim.roots.iter().all(|&r| {
+                            range_key(cx, r)
+                                .text
+                                .as_deref()
+                                .and_then(arange_end)
+                                .is_some_and(|x| widths.contains(x))
+                        })
                         && !dim.loops.iter().any(|&l| {
                             crate::analysis::ancestors(f, op).contains(&l)
                                 && complete_blocks_loop(f, l)
@@ -463,4 +478,107 @@ fn reaches_masked_access_after(
             _ => false,
         }
     })
+}
+
+/// The `X` of a range written `tl.arange(0, X)` (text without whitespace).
+fn arange_end(text: &str) -> Option<&str> {
+    let args = text.strip_suffix(')')?;
+    let (callee, args) = args.split_once('(')?;
+    if !callee.ends_with("arange") {
+        return None;
+    }
+    let end = args.strip_prefix("0,")?;
+    (!end.is_empty() && end.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(end)
+}
+
+/// Constexpr parameters the kernel uses as the width of a tensor's rows: `X` multiplies a
+/// block range other than `tl.arange(0, X)` (`offset_c[:, None] * D`: rows of `D`
+/// elements), so `tl.arange(0, X)` spans a whole row, not a block of a longer one.
+fn row_widths(cx: &KernelContext<'_>) -> std::collections::BTreeSet<String> {
+    use tritonc_syntax::ast::{BinOp, Expr, ExprKind};
+    let def = &cx.kernel.def;
+    let constexprs: Vec<&str> = def
+        .params
+        .iter()
+        .filter(|p| {
+            p.annotation
+                .as_ref()
+                .is_some_and(tritonc_sema::spec::is_constexpr_annotation)
+        })
+        .map(|p| p.name.name.as_str())
+        .collect();
+    // The arange end of each expression that contains a range: `None` for a range
+    // written other than `tl.arange(0, X)`.
+    fn range_ends(e: &Expr, names: &[(String, Option<String>)]) -> Vec<Option<String>> {
+        let mut out = Vec::new();
+        crate::syntax_walk::walk_expr(e, &mut |x| match &x.kind {
+            ExprKind::Call(c) if super::callee_last(c) == Some("arange") => {
+                let end = match c.args.as_slice() {
+                    [start, end]
+                        if matches!(&start.kind, ExprKind::Constant(_))
+                            && matches!(&end.kind, ExprKind::Name(_)) =>
+                    {
+                        end.as_name().map(str::to_string)
+                    }
+                    _ => None,
+                };
+                out.push(end);
+            }
+            ExprKind::Name(n) => {
+                if let Some((_, end)) = names.iter().find(|(m, _)| m == n) {
+                    out.push(end.clone());
+                }
+            }
+            _ => {}
+        });
+        out
+    }
+    fn assigned_ranges(
+        stmts: &[tritonc_syntax::ast::Stmt],
+        names: &mut Vec<(String, Option<String>)>,
+    ) {
+        use tritonc_syntax::ast::StmtKind;
+        for st in stmts {
+            match &st.kind {
+                StmtKind::Assign { targets, value } => {
+                    if let Some(n) = targets.first().and_then(|t| t.as_name()) {
+                        let ends = range_ends(value, names);
+                        if let (1, [end]) = (targets.len(), ends.as_slice()) {
+                            names.push((n.to_string(), end.clone()));
+                        }
+                    }
+                }
+                StmtKind::If { body, orelse, .. }
+                | StmtKind::For { body, orelse, .. }
+                | StmtKind::While { body, orelse, .. } => {
+                    assigned_ranges(body, names);
+                    assigned_ranges(orelse, names);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut names: Vec<(String, Option<String>)> = Vec::new();
+    assigned_ranges(&def.body, &mut names);
+    let mut out = std::collections::BTreeSet::new();
+    crate::syntax_walk::for_each_expr(&def.body, &mut |e| {
+        let ExprKind::BinOp {
+            op: BinOp::Mul,
+            lhs,
+            rhs,
+        } = &e.kind
+        else {
+            return;
+        };
+        for (x, other) in [(lhs, rhs), (rhs, lhs)] {
+            let Some(x) = x.as_name().filter(|x| constexprs.contains(x)) else {
+                continue;
+            };
+            let ends = range_ends(other, &names);
+            if !ends.is_empty() && ends.iter().all(|end| end.as_deref() != Some(x)) {
+                out.insert(x.to_string());
+            }
+        }
+    });
+    out
 }

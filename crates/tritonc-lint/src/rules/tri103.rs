@@ -47,7 +47,8 @@ Sentinels are judged exactly against the data's dtype: the minimum of an integer
 (`-(2**63)` for int64, `-2147483648` for int32) is neutral for `max`/`argmax`, its maximum
 for `min`/`argmin`, and a float dtype's lowest finite value for `max`. Where lint does not
 know the dtype (a pointer whose pointee is a placeholder) a fill that is neutral for some
-signed integer or float dtype is accepted. `argmax` and `argmin` are told apart by the
+signed integer or float dtype is accepted, and a fill written with a constexpr lint had
+to give a placeholder value (`other=dtype_max_value` without a default) is not judged. `argmax` and `argmin` are told apart by the
 comparison their combiner keeps the value by, not by the tie break.
 
 ## Fix
