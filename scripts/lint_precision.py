@@ -156,7 +156,8 @@ def main():
         j = judged[code]
         n = j["TP"] + j["FP"]
         rate = j["FP"] / n if n else 0.0
-        lines.append(f"| {code} | {by_rule[code]} | {n} | {j['TP']} | {j['FP']} | {rate:.0%} |")
+        shown = f"{rate:.0%}" if n else "not judged"
+        lines.append(f"| {code} | {by_rule[code]} | {n} | {j['TP']} | {j['FP']} | {shown} |")
         if rate > MAX_FP_RATE:
             failed.append(f"{code}: false-positive rate {rate:.0%} over {MAX_FP_RATE:.0%}")
         if n < min(20, by_rule[code]):
