@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tritonc_codegen::{codegen_context, compile_to_ptx_in, CompileOptions, NvptxTarget, Ptxas};
+use tritonc_codegen::{codegen_context, compile_to_ptx_in, CompileOptions, Target, Ptxas};
 use tritonc_diagnostics::{FileId, SourceMap, Span};
 use tritonc_sema::spec::{bind_signature, parse_signature};
 use tritonc_sema::LaunchOptions;
@@ -27,7 +27,7 @@ fn main() {
     let filter = std::env::args().nth(2).unwrap_or_default();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let context = codegen_context();
-    let target = NvptxTarget::new(90);
+    let target = Target::nvidia(90);
     let ptxas = Ptxas::locate(&root);
     let mut names: Vec<_> = std::fs::read_dir(root.join("tests/fixtures/triton"))
         .expect("the fixtures exist")

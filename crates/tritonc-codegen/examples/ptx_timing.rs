@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use tritonc_codegen::{
     codegen_context, compile_to_ptx_in,
     kernels::{softmax_row, vector_add},
-    lower_to_ptx, CompileOptions, NvptxTarget,
+    lower_to_ptx, CompileOptions, Target,
 };
 use tritonc_diagnostics::SourceMap;
 use tritonc_ir::DType;
@@ -26,7 +26,7 @@ fn main() {
         .nth(1)
         .and_then(|arg| arg.parse().ok())
         .unwrap_or(50);
-    let target = NvptxTarget::new(90);
+    let target = Target::nvidia(90);
 
     let start = Instant::now();
     let context = codegen_context();

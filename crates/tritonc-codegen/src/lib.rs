@@ -27,4 +27,4 @@ pub use lower::{
 pub use module::{KernelModule, KernelParam};
 pub use pipeline::{lower_module, lower_to_ptx, nvvm_pipeline, LoweredModule};
 pub use ptxas::{Ptxas, PtxasReport};
-pub use target::NvptxTarget;
+pub use target::{Arch, Target, Vendor};

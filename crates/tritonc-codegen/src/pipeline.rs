@@ -12,7 +12,7 @@ use melior::{
     Context,
 };
 
-use crate::{error::CodegenError, module::KernelModule, target::NvptxTarget};
+use crate::{error::CodegenError, module::KernelModule, target::Target};
 
 /// The textual MLIR pass pipeline lowering every `gpu.module` to the LLVM and NVVM
 /// dialects, ready for LLVM ([`crate::serialize`]).
@@ -120,7 +120,7 @@ pub struct LoweredModule {
 /// the error carries MLIR's diagnostics with the locations of the offending ops.
 pub fn lower_to_ptx(
     kernels: &mut KernelModule<'_>,
-    target: &NvptxTarget,
+    target: &Target,
 ) -> Result<String, CodegenError> {
     lower_module(kernels, target, true, &[], false).map(|lowered| lowered.ptx)
 }
@@ -133,7 +133,7 @@ pub fn lower_to_ptx(
 /// flush to zero).
 pub fn lower_module(
     kernels: &mut KernelModule<'_>,
-    target: &NvptxTarget,
+    target: &Target,
     fp_fusion: bool,
     libraries: &[std::path::PathBuf],
     want_llvm_ir: bool,

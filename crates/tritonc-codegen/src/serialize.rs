@@ -6,7 +6,7 @@ use std::{ffi::c_void, path::PathBuf};
 
 use melior::{ir::operation::OperationLike, StringRef};
 
-use crate::{pipeline::LoweredModule, target::NvptxTarget};
+use crate::{pipeline::LoweredModule, target::Target};
 
 type Sink = unsafe extern "C" fn(user: *mut c_void, kind: i32, data: *const u8, len: usize);
 
@@ -56,12 +56,12 @@ unsafe extern "C" fn collect(user: *mut c_void, kind: i32, data: *const u8, len:
 /// handlers).
 pub fn nvptx_compile<'c: 'a, 'a>(
     gpu_module: impl OperationLike<'c, 'a>,
-    target: &NvptxTarget,
+    target: &Target,
     fp_fusion: bool,
     libraries: &[PathBuf],
     want_llvm_ir: bool,
 ) -> Result<LoweredModule, String> {
-    let (chip, features) = (target.chip(), target.features());
+    let (chip, features) = (target.chip(), crate::target::llvm_features(target));
     // The paths' bytes as they are (a path need not be UTF-8).
     let refs: Vec<mlir_sys::MlirStringRef> = libraries
         .iter()

@@ -118,33 +118,8 @@ pub enum ItemKind {
     Value(Constexpr),
 }
 
-/// The target a specialization compiles for.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Target {
-    /// `cuda` or `hip`.
-    pub backend: String,
-    /// `90` for sm_90, `gfx942` for AMD.
-    pub arch: String,
-    /// Threads per warp.
-    pub warp_size: u32,
-}
-
-impl Target {
-    /// An NVIDIA target of compute capability `cc` (e.g. 90).
-    pub fn cuda(cc: u32) -> Self {
-        Target {
-            backend: "cuda".into(),
-            arch: cc.to_string(),
-            warp_size: 32,
-        }
-    }
-}
-
-impl fmt::Display for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.backend, self.arch, self.warp_size)
-    }
-}
+/// The target a specialization compiles for (its key form is `cuda:90:32`).
+pub use tritonc_target::Target;
 
 /// Launch options that take part in a specialization.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -213,7 +188,7 @@ impl Specialization {
                 .collect(),
             num_warps: self.options.num_warps,
             num_stages: self.options.num_stages,
-            target: self.options.target.clone(),
+            target: self.options.target,
             debug: self.options.debug,
             triton_version: self.options.triton_version,
         }

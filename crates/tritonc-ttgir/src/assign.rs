@@ -202,16 +202,7 @@ pub fn dot_layout(shape: &[u64], num_warps: u32, warp_size: u32) -> BlockedLayou
 /// ([`crate::AssignLayouts`]), which writes its result into the IR; the CPU interpreter
 /// asks it directly for the layouts that decide reduction orders.
 pub fn assign_layouts(func: &Function, num_warps: u32) -> Result<LayoutAssignment, TtgirError> {
-    assign_layouts_in(func, num_warps, WARP_SIZE)
-}
-
-/// [`assign_layouts`] for warps of `warp_size` lanes.
-pub fn assign_layouts_in(
-    func: &Function,
-    num_warps: u32,
-    warp_size: u32,
-) -> Result<LayoutAssignment, TtgirError> {
-    assign_layouts_for(func, &crate::GpuOptions { num_warps, warp_size, capability: 0, num_stages: 0 })
+    assign_layouts_for(func, &crate::GpuOptions::nvidia(num_warps))
 }
 
 /// [`assign_layouts`] for a target: on `sm_80` and later, dots the tensor cores take get
@@ -221,7 +212,7 @@ pub fn assign_layouts_for(
     options: &crate::GpuOptions,
 ) -> Result<LayoutAssignment, TtgirError> {
     let (num_warps, warp_size, capability) =
-        (options.num_warps, options.warp_size, options.capability);
+        (options.num_warps, options.warp_size(), options.capability());
     let first = assign_with(
         func,
         num_warps,

@@ -51,7 +51,7 @@ pub mod verify;
 pub use tritonc_ir::layout;
 
 pub use assign::{
-    assign_layouts, assign_layouts_for, assign_layouts_in, dot_layout, LayoutAssignment, LayoutConversion, TtgirError,
+    assign_layouts, assign_layouts_for, dot_layout, LayoutAssignment, LayoutConversion, TtgirError,
 };
 pub use axis::{AxisAnalysis, AxisInfo};
 pub use coalesce::{coalesced_layout, coalesced_layout_in_warps_of, MemoryAccess};
@@ -62,7 +62,7 @@ pub use layout::{
 pub use materialize::AssignLayouts;
 pub use sink::SinkConversions;
 pub use pipeline::{
-    gpu_passes, lower_to_gpu_ir, print_gpu_module, shared_memory_per_block, GpuOptions, GpuPass,
+    gpu_passes, lower_to_gpu_ir, print_gpu_module, GpuOptions, GpuPass,
     GpuPassList,
 };
 pub use allocate::AllocateShared;

@@ -7,6 +7,7 @@
 //! function, run the pass, compare the printout.
 
 use tritonc_ir::{verify_function, Function};
+use tritonc_target::Target;
 
 use crate::allocate::AllocateShared;
 use crate::fold::FoldConversions;
@@ -21,23 +22,21 @@ use crate::TtgirError;
 pub struct GpuOptions {
     /// Warps per CTA (Triton's `num_warps`).
     pub num_warps: u32,
-    /// Lanes per warp: 32 on NVIDIA GPUs, 64 on AMD's wave64 targets.
-    pub warp_size: u32,
-    /// NVIDIA compute capability (`90` for `sm_90`); `0` where no tensor-core layout may
-    /// be chosen (the FMA path for every dot).
-    pub capability: u32,
+    /// The target: its lane count, tensor-core generation and shared memory. `None`
+    /// builds for no particular GPU: NVIDIA's warps of 32 lanes, the FMA path for every
+    /// dot, no pipelining.
+    pub target: Option<Target>,
     /// Triton's `num_stages`: K loops feeding tensor-core dots keep `max(2, num_stages −
     /// 1)` shared buffers per operand (`tritonc-pipeline-loops`); below 2, no pipelining.
     pub num_stages: u32,
 }
 
 impl GpuOptions {
-    /// NVIDIA's warps of 32 lanes.
+    /// NVIDIA's warps of 32 lanes, no particular GPU.
     pub fn nvidia(num_warps: u32) -> Self {
         GpuOptions {
             num_warps,
-            warp_size: crate::WARP_SIZE,
-            capability: 0,
+            target: None,
             num_stages: 0,
         }
     }
@@ -45,8 +44,13 @@ impl GpuOptions {
     /// NVIDIA's warps of 32 lanes on a GPU of compute capability `capability` (`80` for
     /// `sm_80`): dots take tensor-core layouts where the target has them.
     pub fn nvidia_sm(num_warps: u32, capability: u32) -> Self {
+        Self::for_target(num_warps, Target::nvidia(capability))
+    }
+
+    /// `num_warps` warps on `target` (its lane count: 64 on AMD).
+    pub fn for_target(num_warps: u32, target: Target) -> Self {
         GpuOptions {
-            capability,
+            target: Some(target),
             ..Self::nvidia(num_warps)
         }
     }
@@ -56,22 +60,23 @@ impl GpuOptions {
         GpuOptions { num_stages, ..self }
     }
 
+    /// Lanes per warp: the target's (32 on NVIDIA, 64 on AMD's wave64 targets); 32 for
+    /// no particular target.
+    pub fn warp_size(&self) -> u32 {
+        self.target.map_or(crate::WARP_SIZE, |t| t.warp_size())
+    }
+
+    /// The NVIDIA compute capability (`90` for `sm_90`); `0` where no NVIDIA tensor-core
+    /// layout may be chosen (AMD, or no particular target).
+    pub fn capability(&self) -> u32 {
+        self.target.map_or(0, |t| t.capability())
+    }
+
     /// Bytes of shared memory one block may use on this target.
     pub fn shared_memory_per_block(&self) -> u64 {
-        shared_memory_per_block(self.capability)
-    }
-}
-
-/// Bytes of shared memory per block an NVIDIA GPU of compute capability `capability`
-/// offers (the opt-in maximum of the CUDA programming guide's table).
-pub fn shared_memory_per_block(capability: u32) -> u64 {
-    match capability {
-        90.. => 232_448,
-        80 => 166_912,
-        86 | 87 | 89 => 101_376,
-        75 => 65_536,
-        70 | 72 => 98_304,
-        _ => 49_152,
+        self.target
+            .unwrap_or(Target::nvidia(0))
+            .shared_memory_per_block()
     }
 }
 
@@ -179,14 +184,19 @@ pub fn lower_to_gpu_ir(func: &Function, options: &GpuOptions) -> Result<Function
 /// attributes say what the layouts were made for (as Triton prints them), encodings as
 /// aliases, in the IR's text form (which `tritonc_ir::parse_module` reads back).
 pub fn print_gpu_module(func: &Function, options: &GpuOptions) -> String {
-    let target = match options.capability {
-        0 => String::new(),
-        sm => format!(", \"ttg.target\" = \"cuda:{sm}\""),
+    // Triton's `backend:arch` form: `cuda:90` (for sm_90a too, as Triton writes it),
+    // `hip:gfx942`.
+    let target = match options.target {
+        Some(t) if t.is_amd() => format!(", \"ttg.target\" = \"hip:{}\"", t.chip()),
+        Some(t) if t.capability() != 0 => {
+            format!(", \"ttg.target\" = \"cuda:{}\"", t.capability())
+        }
+        _ => String::new(),
     };
     let module = format!(
         "module attributes {{\"ttg.num-warps\" = {} : i32, \"ttg.threads-per-warp\" = {} : i32, \"ttg.num-stages\" = {} : i32{target}}} {{\n{}}}\n",
         options.num_warps,
-        options.warp_size,
+        options.warp_size(),
         options.num_stages,
         tritonc_ir::print_function(func, tritonc_ir::PrintOptions::default())
     );

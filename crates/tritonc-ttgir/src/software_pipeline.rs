@@ -84,10 +84,10 @@ impl GpuPass for PipelineLoops {
     }
 
     fn run(&self, func: &mut Function, options: &GpuOptions) -> Result<(), TtgirError> {
-        if options.capability < 80 {
+        if options.capability() < 80 {
             return Ok(());
         }
-        let access = LayoutAssignment::from_gpu_ir(func, options.num_warps, options.warp_size)?;
+        let access = LayoutAssignment::from_gpu_ir(func, options.num_warps, options.warp_size())?;
         let limit = options
             .shared_memory_per_block()
             .saturating_sub(RESERVED_SHARED);

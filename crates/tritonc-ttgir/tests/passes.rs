@@ -166,12 +166,7 @@ fn the_pass_list_is_named_and_in_order() {
 #[test]
 fn wave64_layouts_use_64_lanes() {
     let m = parse_module(DOWNCAST).unwrap();
-    let options = GpuOptions {
-        num_warps: 4,
-        warp_size: 64,
-        capability: 0,
-        num_stages: 0,
-    };
+    let options = GpuOptions::for_target(4, tritonc_target::Target::amd(0x942));
     let gpu = lower_to_gpu_ir(&m.functions[0], &options).unwrap();
     let load = ops_named(&gpu, "tt.load")[0];
     let Some(Layout::Blocked(b)) = gpu.value_type(gpu.op(load).results()[0]).encoding() else {
@@ -182,9 +177,10 @@ fn wave64_layouts_use_64_lanes() {
     assert_eq!(b.size_per_thread, [4]);
     assert_eq!(b.warp_size(), 64);
     let text = print_gpu_module(&gpu, &options);
+    // The target as Triton writes it for AMD (`hip:gfx942`).
     assert!(text.contains(
-        "module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 64 : i32, \"ttg.num-stages\" = 0 : i32} {"
-    ));
+        "module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 64 : i32, \"ttg.num-stages\" = 0 : i32, \"ttg.target\" = \"hip:gfx942\"} {"
+    ), "{text}");
 }
 
 const DOT: &str = "module {

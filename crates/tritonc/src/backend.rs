@@ -122,6 +122,7 @@ impl Backend {
     ) -> Result<Compiled, BackendError> {
         self.nvidia_only()?;
         let target = self.options.target;
+        let target_name = target.name();
         let mut cache_use = CacheUse::Off;
         let mut key = None;
         if let Some((cache, toolchain)) = &self.cache {
@@ -131,7 +132,7 @@ impl Backend {
                 func,
                 sources,
                 specialization: &specialization,
-                target: target.name,
+                target: &target_name,
                 num_warps: spec.options.num_warps,
                 num_stages: spec.options.num_stages,
                 codegen_options: &options,
@@ -194,7 +195,7 @@ impl Backend {
         sources: &SourceMap,
         spec: &Specialization,
     ) -> Result<CachedCode, BackendError> {
-        use tritonc_codegen::{compile_to_ptx_in, NvptxTarget};
+        use tritonc_codegen::compile_to_ptx_in;
 
         let target = self.options.target;
         let compiled = with_context(|context| {
@@ -202,20 +203,15 @@ impl Backend {
                 context,
                 func,
                 sources,
-                &NvptxTarget::new(target.capability),
+                &target,
                 &codegen_options(spec, &self.options),
             )
         })
         .map_err(|e| unsupported(func, e))?;
-        let mut ptx = compiled.ptx;
-        if target.name.ends_with('a') {
-            // Architecture-specific code: same instructions, `.target sm_90a`.
-            let plain = format!(".target sm_{}", target.capability);
-            ptx = ptx.replacen(&plain, &format!(".target {}", target.name), 1);
-        }
+        let ptx = compiled.ptx;
         let (cubin, ptxas) = match &self.ptxas {
             Some(Ok(ptxas)) => {
-                let (cubin, report) = assemble(ptxas, &ptx, target.name)?;
+                let (cubin, report) = assemble(ptxas, &ptx, &target.name())?;
                 (Some(cubin), Some(report))
             }
             Some(Err(malformed)) => {
@@ -250,17 +246,17 @@ impl Backend {
         spec: &Specialization,
         stage: crate::target::Stage,
     ) -> Result<String, BackendError> {
-        use tritonc_codegen::{compile_to_llvm_ir_in, compile_to_mlir, NvptxTarget};
+        use tritonc_codegen::{compile_to_llvm_ir_in, compile_to_mlir};
 
         self.nvidia_only()?;
         let options = codegen_options(spec, &self.options);
         let text = match stage {
             crate::target::Stage::Mlir => {
-                let target = NvptxTarget::new(self.options.target.capability);
+                let target = self.options.target;
                 compile_to_mlir(func, sources, &target, &options)
             }
             crate::target::Stage::Llir => with_context(|context| {
-                let target = NvptxTarget::new(self.options.target.capability);
+                let target = self.options.target;
                 compile_to_llvm_ir_in(context, func, sources, &target, &options)
             }),
             other => {
@@ -291,10 +287,10 @@ impl Backend {
     /// Refuses targets other than NVIDIA's.
     fn nvidia_only(&self) -> Result<(), BackendError> {
         let target = self.options.target;
-        if target.vendor != crate::target::Vendor::Nvidia {
+        if target.vendor() != crate::target::Vendor::Nvidia {
             return Err(BackendError::Unavailable(format!(
                 "the AMD back end (`--target {}`) is not available yet",
-                target.name
+                target.name()
             )));
         }
         Ok(())
@@ -368,7 +364,7 @@ fn bundle_of(
         meta: tritonc_bundle::BundleMeta {
             format_version: tritonc_bundle::FORMAT_VERSION,
             entry: code.entry,
-            target: options.target.name.to_string(),
+            target: options.target.name(),
             key_hash: key.hash_hex(),
             key,
             num_warps: code.num_warps,
@@ -563,7 +559,7 @@ impl tritonc_verify::BundleSource for CompilingSource {
     fn bundles_for(&mut self, case: &tritonc_verify::PreparedCase) -> Result<Vec<Bundle>, String> {
         let constexprs: Vec<&str> = case.constexpr_params.iter().map(String::as_str).collect();
         let mut spec = case.launch.specialization.clone();
-        spec.options.target = tritonc_sema::Target::cuda(self.options.target.capability);
+        spec.options.target = self.options.target;
         let key = (case.function.name.clone(), spec.key().to_string());
         if let Some(bundle) = self.compiled.get(&key) {
             return Ok(vec![bundle.clone()]);
@@ -624,7 +620,7 @@ pub fn kernel_source(
         ));
     }
     let target = Target::parse(target)
-        .filter(|t| t.vendor == crate::target::Vendor::Nvidia)
+        .filter(|t| t.vendor() == crate::target::Vendor::Nvidia)
         .ok_or_else(|| {
             (
                 format!("`{target}` is not an NVIDIA target"),

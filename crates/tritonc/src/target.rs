@@ -1,73 +1,7 @@
 //! Compilation targets and pipeline stages, as named on the command line.
 
-/// The GPU vendor of a target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Vendor {
-    /// NVIDIA (CUDA, PTX).
-    Nvidia,
-    /// AMD (ROCm, HSACO).
-    Amd,
-}
-
-/// A compilation target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Target {
-    /// The name as written: `sm_90`, `gfx942`.
-    pub name: &'static str,
-    /// The vendor.
-    pub vendor: Vendor,
-    /// NVIDIA compute capability times ten (90 for sm_90); 0 for AMD.
-    pub capability: u32,
-}
-
-/// Every target the command line accepts.
-pub const TARGETS: &[Target] = &[
-    Target {
-        name: "sm_80",
-        vendor: Vendor::Nvidia,
-        capability: 80,
-    },
-    Target {
-        name: "sm_86",
-        vendor: Vendor::Nvidia,
-        capability: 86,
-    },
-    Target {
-        name: "sm_89",
-        vendor: Vendor::Nvidia,
-        capability: 89,
-    },
-    Target {
-        name: "sm_90",
-        vendor: Vendor::Nvidia,
-        capability: 90,
-    },
-    Target {
-        name: "sm_90a",
-        vendor: Vendor::Nvidia,
-        capability: 90,
-    },
-    Target {
-        name: "gfx90a",
-        vendor: Vendor::Amd,
-        capability: 0,
-    },
-    Target {
-        name: "gfx942",
-        vendor: Vendor::Amd,
-        capability: 0,
-    },
-];
-
-impl Target {
-    /// The target called `name` (case-insensitive), if it is known.
-    pub fn parse(name: &str) -> Option<Target> {
-        TARGETS
-            .iter()
-            .copied()
-            .find(|t| t.name.eq_ignore_ascii_case(name))
-    }
-}
+/// The target type is the one every stage shares (`tritonc-target`).
+pub use tritonc_target::{Target, Vendor, TARGETS};
 
 /// A pipeline stage `--emit` can print or write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -149,10 +83,8 @@ mod tests {
             assert_eq!(Stage::parse(stage.name()), Some(stage));
         }
         for target in TARGETS {
-            assert_eq!(Target::parse(target.name), Some(*target));
+            assert_eq!(Target::parse(&target.name()), Some(*target));
         }
-        assert_eq!(Target::parse("SM_90A").map(|t| t.name), Some("sm_90a"));
-        assert!(Target::parse("sm_75").is_none());
         assert!(Stage::parse("ir").is_none());
     }
 }

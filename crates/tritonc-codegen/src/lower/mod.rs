@@ -36,7 +36,7 @@ use tritonc_ttgir::{lower_to_gpu_ir, GpuOptions, LayoutAssignment};
 
 use crate::{
     context::codegen_context, error::CodegenError, libdevice::locate_libdevice,
-    module::KernelModule, module::KernelParam, pipeline::lower_module, target::NvptxTarget,
+    module::KernelModule, module::KernelParam, pipeline::lower_module, target::Target,
 };
 
 /// The name of the shared-memory array every kernel's scratch lives in.
@@ -216,7 +216,7 @@ pub(crate) fn mlir_location<'c>(
 pub fn compile_to_ptx(
     func: &Function,
     sources: &SourceMap,
-    target: &NvptxTarget,
+    target: &Target,
     options: &CompileOptions,
 ) -> Result<CompiledKernel, CompileError> {
     compile_to_ptx_in(&codegen_context(), func, sources, target, options)
@@ -228,7 +228,7 @@ pub fn compile_to_ptx_in(
     context: &melior::Context,
     func: &Function,
     sources: &SourceMap,
-    target: &NvptxTarget,
+    target: &Target,
     options: &CompileOptions,
 ) -> Result<CompiledKernel, CompileError> {
     compile_in(context, func, sources, target, options, false).map(|(kernel, _)| kernel)
@@ -240,7 +240,7 @@ pub fn compile_to_llvm_ir_in(
     context: &melior::Context,
     func: &Function,
     sources: &SourceMap,
-    target: &NvptxTarget,
+    target: &Target,
     options: &CompileOptions,
 ) -> Result<String, CompileError> {
     let (_, llvm_ir) = compile_in(context, func, sources, target, options, true)?;
@@ -255,16 +255,16 @@ fn compile_in(
     context: &melior::Context,
     func: &Function,
     sources: &SourceMap,
-    target: &NvptxTarget,
+    target: &Target,
     options: &CompileOptions,
     want_llvm_ir: bool,
 ) -> Result<(CompiledKernel, Option<String>), CompileError> {
     let mut built = build_module(context, func, sources, target, options)?;
     if let Some((sm, span, why)) = &built.requires_sm {
-        if target.sm < *sm {
+        if target.capability() < *sm {
             return Err(CompileError {
                 stage: CompileStage::Lowering,
-                message: format!("{why} needs sm_{sm} or newer; the target is {target}"),
+                message: format!("{why} needs sm_{sm} or newer; the target is {}", crate::target::describe(target)),
                 span: *span,
             });
         }
@@ -311,7 +311,7 @@ fn compile_in(
 pub fn compile_to_mlir(
     func: &Function,
     sources: &SourceMap,
-    target: &NvptxTarget,
+    target: &Target,
     options: &CompileOptions,
 ) -> Result<String, CompileError> {
     let context = codegen_context();
@@ -335,11 +335,11 @@ fn build_module<'c>(
     context: &'c melior::Context,
     func: &Function,
     sources: &SourceMap,
-    target: &NvptxTarget,
+    target: &Target,
     options: &CompileOptions,
 ) -> Result<BuiltModule<'c>, CompileError> {
     let gpu_options =
-        GpuOptions::nvidia_sm(options.num_warps, target.sm).with_stages(options.num_stages);
+        GpuOptions::for_target(options.num_warps, *target).with_stages(options.num_stages);
     let layout_error = |e: tritonc_ttgir::TtgirError| CompileError {
         stage: CompileStage::Layouts,
         message: e.message,
@@ -347,7 +347,7 @@ fn build_module<'c>(
     };
     let gpu = lower_to_gpu_ir(func, &gpu_options).map_err(layout_error)?;
     let func = &gpu;
-    let layouts = LayoutAssignment::from_gpu_ir(func, gpu_options.num_warps, gpu_options.warp_size)
+    let layouts = LayoutAssignment::from_gpu_ir(func, gpu_options.num_warps, gpu_options.warp_size())
         .map_err(layout_error)?;
     let mut params = Vec::new();
     let mut abi = Vec::new();
@@ -367,7 +367,7 @@ fn build_module<'c>(
 
     let fn_loc = mlir_location(context, sources, &func.loc);
     let kernels = KernelModule::new(context, &format!("{}_module", func.name), fn_loc);
-    let threads = options.num_warps * tritonc_ttgir::WARP_SIZE;
+    let threads = options.num_warps * target.warp_size();
     let mut shared_bytes = 0u32;
     let mut externs = Vec::new();
     let mut requires_sm = None;
@@ -383,7 +383,7 @@ fn build_module<'c>(
             options,
             args.to_vec(),
         );
-        lowering.target_sm = target.sm;
+        lowering.target_sm = target.capability();
         match lowering.run() {
             Ok(()) => {
                 shared_bytes = lowering.shared_bytes();
@@ -409,7 +409,7 @@ fn build_module<'c>(
         message: e.to_string(),
         span: None,
     })?;
-    let limit = tritonc_ttgir::shared_memory_per_block(target.sm);
+    let limit = target.shared_memory_per_block();
     if u64::from(shared_bytes) > limit {
         return Err(CompileError {
             stage: CompileStage::Lowering,

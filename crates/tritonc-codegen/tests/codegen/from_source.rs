@@ -1,7 +1,7 @@
 //! End to end from Python source: `examples/*.py` through sema, layouts and MLIR to PTX
 //! that ptxas accepts, with the signatures of the Triton 3.6 reference fixtures.
 
-use tritonc_codegen::{compile_to_ptx, CompileOptions, CompiledKernel, NvptxTarget, Ptxas};
+use tritonc_codegen::{compile_to_ptx, CompileOptions, CompiledKernel, Target, Ptxas};
 use tritonc_diagnostics::{FileId, SourceMap, Span};
 use tritonc_sema::spec::{bind_signature, parse_signature};
 use tritonc_sema::LaunchOptions;
@@ -101,7 +101,7 @@ pub fn compile_source_with(
             std::fs::write(path, text).expect("the dump directory is writable");
         }
     }
-    compile_to_ptx(func, &sources, &NvptxTarget::new(sm), &options).map_err(|e| e.to_string())
+    compile_to_ptx(func, &sources, &Target::nvidia(sm), &options).map_err(|e| e.to_string())
 }
 
 fn cases() -> Vec<(&'static str, &'static str, &'static str, u32)> {

@@ -7,7 +7,7 @@ use melior::ir::Location;
 use tritonc_codegen::{
     codegen_context,
     kernels::{softmax_row, vector_add},
-    lower_module, lower_to_ptx, CodegenError, KernelModule, KernelParam, NvptxTarget, Ptxas,
+    lower_module, lower_to_ptx, CodegenError, KernelModule, KernelParam, Target, Ptxas,
 };
 
 pub fn workspace_root() -> PathBuf {
@@ -40,13 +40,13 @@ pub fn check_golden(stem: &str, ptx: &str) {
     );
 }
 
-fn vector_add_ptx(target: NvptxTarget) -> String {
+fn vector_add_ptx(target: Target) -> String {
     let context = codegen_context();
     let mut kernels = vector_add::build(&context, "vector_add_module").expect("vector_add builds");
     lower_to_ptx(&mut kernels, &target).expect("vector_add lowers to PTX")
 }
 
-fn softmax_row_ptx(target: NvptxTarget) -> String {
+fn softmax_row_ptx(target: Target) -> String {
     let context = codegen_context();
     let mut kernels = softmax_row::build(&context, "softmax_module").expect("softmax_row builds");
     lower_to_ptx(&mut kernels, &target).expect("softmax_row lowers to PTX")
@@ -67,7 +67,7 @@ pub fn entry_params(ptx: &str, name: &str) -> Vec<String> {
 }
 
 /// Runs ptxas for sm_80 and sm_90 on the PTX `make` produces for each, or says why not.
-fn assemble_for_ampere_and_hopper(kernel: &str, make: fn(NvptxTarget) -> String) {
+fn assemble_for_ampere_and_hopper(kernel: &str, make: fn(Target) -> String) {
     let Some(ptxas) = Ptxas::locate(&workspace_root()) else {
         eprintln!("skipped: no ptxas at .tools/cuda/bin/ptxas (run scripts/install-deps.sh) and TRITONC_PTXAS unset");
         return;
@@ -75,7 +75,7 @@ fn assemble_for_ampere_and_hopper(kernel: &str, make: fn(NvptxTarget) -> String)
     for sm in [80, 90] {
         let arch = format!("sm_{sm}");
         let report = ptxas
-            .check(&make(NvptxTarget::new(sm)), &arch)
+            .check(&make(Target::nvidia(sm)), &arch)
             .unwrap_or_else(|error| panic!("{kernel} for {arch}: {error}"));
         assert!(
             report.registers.is_some(),
@@ -91,7 +91,7 @@ fn assemble_for_ampere_and_hopper(kernel: &str, make: fn(NvptxTarget) -> String)
 
 #[test]
 fn vector_add_entry_takes_pointers_then_scalars() {
-    let ptx = vector_add_ptx(NvptxTarget::new(90));
+    let ptx = vector_add_ptx(Target::nvidia(90));
     assert!(
         ptx.contains(".version 8.0"),
         "PTX ISA 8.0 for sm_90:\n{ptx}"
@@ -116,7 +116,7 @@ fn vector_add_entry_takes_pointers_then_scalars() {
     assert!(ptx.contains("%ctaid.x") && ptx.contains("%ntid.x") && ptx.contains("%tid.x"));
     let context = codegen_context();
     let mut kernels = vector_add::build(&context, "vector_add_module").expect("vector_add builds");
-    let strict = lower_module(&mut kernels, &NvptxTarget::new(90), false, &[], false)
+    let strict = lower_module(&mut kernels, &Target::nvidia(90), false, &[], false)
         .expect("vector_add lowers to PTX")
         .ptx;
     assert!(strict.contains("add.rn.f32"), "{strict}");
@@ -125,7 +125,7 @@ fn vector_add_entry_takes_pointers_then_scalars() {
 
 #[test]
 fn softmax_row_uses_shuffles_shared_memory_barriers_and_ex2() {
-    let ptx = softmax_row_ptx(NvptxTarget::new(90));
+    let ptx = softmax_row_ptx(Target::nvidia(90));
     let params = entry_params(&ptx, "softmax_row");
     assert_eq!(params.len(), 4, "{params:?}");
     assert!(params[0].starts_with(".param .u64 .ptr .global .align 16"));
@@ -181,7 +181,7 @@ fn math_lowers_to_nvvm_approximations_without_libdevice() {
             b.store(sum, b.element_ptr(args[1], i, f32_type)?)
         })
         .expect("the math kernel builds");
-    let ptx = lower_to_ptx(&mut kernels, &NvptxTarget::new(90)).expect("the math kernel lowers");
+    let ptx = lower_to_ptx(&mut kernels, &Target::nvidia(90)).expect("the math kernel lowers");
     // exp keeps subnormals, exp2 flushes them (as Triton lowers `math.exp`/`math.exp2`).
     assert_eq!(ptx.matches("ex2.approx.f32").count(), 1, "exp:\n{ptx}");
     assert_eq!(ptx.matches("ex2.approx.ftz.f32").count(), 1, "exp2:\n{ptx}");
@@ -221,7 +221,7 @@ fn an_llvm_back_end_error_is_an_error_not_an_exit() {
             Ok(())
         })
         .expect("the kernel builds");
-    match lower_to_ptx(&mut kernels, &NvptxTarget::new(90)) {
+    match lower_to_ptx(&mut kernels, &Target::nvidia(90)) {
         Err(CodegenError::Lowering { diagnostics }) => {
             assert!(
                 diagnostics
@@ -247,7 +247,7 @@ fn an_ill_typed_op_is_reported_at_its_source_location() {
             Ok(())
         })
         .expect("construction does not verify");
-    match lower_to_ptx(&mut kernels, &NvptxTarget::new(90)) {
+    match lower_to_ptx(&mut kernels, &Target::nvidia(90)) {
         Err(CodegenError::InvalidModule { diagnostics }) => {
             assert!(
                 diagnostics.iter().any(|d| d.starts_with("bad.py:7:9: ")),
@@ -263,8 +263,8 @@ fn golden_ptx_matches_the_generator() {
     // The goldens are what the GPU machine runs; regenerate with TRITONC_UPDATE_GOLDEN=1.
     let update = std::env::var_os("TRITONC_UPDATE_GOLDEN").is_some();
     for (file, ptx) in [
-        ("vector_add.ptx", vector_add_ptx(NvptxTarget::new(90))),
-        ("softmax_row.ptx", softmax_row_ptx(NvptxTarget::new(90))),
+        ("vector_add.ptx", vector_add_ptx(Target::nvidia(90))),
+        ("softmax_row.ptx", softmax_row_ptx(Target::nvidia(90))),
     ] {
         let path = golden_path(file);
         if update {

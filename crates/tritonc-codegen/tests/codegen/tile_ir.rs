@@ -1,7 +1,7 @@
 //! Tile IR → PTX through layouts: vector add and row softmax as sema emits them.
 
 use tritonc_codegen::{
-    compile_to_ptx, CompileOptions, CompileStage, CompiledKernel, NvptxTarget, Ptxas,
+    compile_to_ptx, CompileOptions, CompileStage, CompiledKernel, Target, Ptxas,
 };
 use tritonc_diagnostics::{SourceMap, Span};
 use tritonc_ir::{Builder, DType, Function, Location, MathOp, Type};
@@ -24,7 +24,7 @@ fn compile(func: &Function, sm: u32, num_warps: u32) -> CompiledKernel {
         num_warps,
         ..CompileOptions::default()
     };
-    compile_to_ptx(func, &sources(), &NvptxTarget::new(sm), &options)
+    compile_to_ptx(func, &sources(), &Target::nvidia(sm), &options)
         .unwrap_or_else(|e| panic!("{} compiles: {e}", func.name))
 }
 
@@ -207,7 +207,7 @@ fn fp_fusion_switch_controls_fma() {
         fp_fusion: false,
         ..CompileOptions::default()
     };
-    let plain = compile_to_ptx(&f, &sources(), &NvptxTarget::new(90), &options).unwrap();
+    let plain = compile_to_ptx(&f, &sources(), &Target::nvidia(90), &options).unwrap();
     assert!(!plain.ptx.contains("fma.rn.f32"), "{}", plain.ptx);
 }
 
@@ -225,7 +225,7 @@ fn unsupported_op_is_reported_at_its_source_span() {
     let err = compile_to_ptx(
         &f,
         &sources(),
-        &NvptxTarget::new(90),
+        &Target::nvidia(90),
         &CompileOptions::default(),
     )
     .expect_err("fp16 sin is not lowered");
@@ -274,7 +274,7 @@ fn loop_mlir_carries_each_register() {
     // 256 fp32 over 128 threads: 2 registers per thread, so the MLIR loop carries two
     // f32 values; the loads inside are predicated 64-bit vector loads.
     let options = CompileOptions::default();
-    let mlir = tritonc_codegen::compile_to_mlir(&fixtures::loop_sum(), &sources(), &tritonc_codegen::NvptxTarget::new(90), &options)
+    let mlir = tritonc_codegen::compile_to_mlir(&fixtures::loop_sum(), &sources(), &tritonc_codegen::Target::nvidia(90), &options)
         .expect("the loop kernel builds");
     assert!(mlir.contains("scf.for"), "{mlir}");
     insta::assert_snapshot!(mlir);

@@ -13,7 +13,7 @@ use crate::exit::Exit;
 use crate::frontend::{analyze_file, KernelSummary};
 use crate::input::{not_a_file, read_source};
 use crate::output::{write_to, Output, Stream};
-use crate::target::{Stage, Target, Vendor, TARGETS};
+use crate::target::{Stage, Target, TARGETS};
 
 /// What to compile, with every option validated.
 #[derive(Debug, Clone)]
@@ -261,14 +261,7 @@ fn emit_text_stage(
 
 /// The sema launch options of a request for `kernel` (its decorator may turn debug mode on).
 pub(crate) fn launch_options(request: &CompileRequest, kernel: &Kernel) -> LaunchOptions {
-    let target = match request.target.vendor {
-        Vendor::Nvidia => tritonc_sema::Target::cuda(request.target.capability),
-        Vendor::Amd => tritonc_sema::Target {
-            backend: "hip".into(),
-            arch: request.target.name.to_string(),
-            warp_size: 64,
-        },
-    };
+    let target = request.target;
     LaunchOptions {
         num_warps: request.num_warps,
         num_stages: request.num_stages,
@@ -379,7 +372,7 @@ pub(crate) fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec
     }
     let target = Target::parse(&args.target);
     if target.is_none() {
-        let names: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
+        let names: Vec<String> = TARGETS.iter().map(|t| t.name()).collect();
         errors.push(
             Diagnostic::error(
                 codes::UNKNOWN_TARGET,

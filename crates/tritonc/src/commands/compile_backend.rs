@@ -110,11 +110,9 @@ pub fn emit_ttgir(
     let mut outputs = Vec::new();
     for v in variants(kernel, bound, request)? {
         let func = lower(kernel, &v.spec, warnings)?;
-        let options = tritonc_ttgir::GpuOptions::nvidia_sm(
-            v.spec.options.num_warps,
-            request.target.capability,
-        )
-        .with_stages(v.spec.options.num_stages);
+        let options =
+            tritonc_ttgir::GpuOptions::for_target(v.spec.options.num_warps, request.target)
+                .with_stages(v.spec.options.num_stages);
         let gpu = tritonc_ttgir::lower_to_gpu_ir(&func, &options).map_err(|e| {
             let mut d = Diagnostic::error(
                 codes::BACKEND_UNSUPPORTED,
@@ -513,7 +511,7 @@ fn prepare_spec(
                 Err(_) => continue,
             };
         let spec = &mut prepared.launch.specialization;
-        spec.options.target = tritonc_sema::Target::cuda(request.target.capability);
+        spec.options.target = request.target;
         let key = spec.key().hash_hex();
         if keys.contains(&key) {
             continue;
@@ -671,7 +669,7 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
                     "compiled {} variant(s) of `{}` for {} into {}{cached}",
                     count,
                     name,
-                    request.target.name,
+                    request.target.name(),
                     dir.display()
                 ),
             );
