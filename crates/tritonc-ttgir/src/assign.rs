@@ -387,6 +387,56 @@ fn carried_presets(func: &Function, a: &LayoutAssignment) -> HashMap<Value, Layo
     presets
 }
 
+/// The key under which 1-D coalesced layouts that differ only in `size_per_thread` meet:
+/// the shape and the layout with its `size_per_thread` cleared; `None` for other ranks.
+fn one_d_key(layout: &BlockedLayout, shape: &[u64]) -> Option<(u64, BlockedLayout)> {
+    (shape.len() == 1).then(|| {
+        let mut l = layout.clone();
+        l.size_per_thread = vec![0];
+        (shape[0], l)
+    })
+}
+
+/// One layout for the 1-D accesses of each shape that would otherwise get blocked layouts
+/// differing only in elements per thread (a bf16 load with 8, an fp32 store with 4): the
+/// widest of them. Every access of the group keeps its own vector width (an fp32 store
+/// of 8 elements per thread is two 128-bit stores), and the values flowing between them
+/// need no conversion: in two such layouts the same thread holds different elements, so
+/// each conversion would be a round trip through shared memory of the whole block.
+/// (Triton's coalescing gives loads the widest width of their group too, and keeps a
+/// store at its own, converting the stored value.)
+fn widest_1d_accesses(
+    func: &Function,
+    axis: &AxisAnalysis,
+    ops: &[OpId],
+    num_warps: u32,
+    warp_size: u32,
+) -> HashMap<Option<(u64, BlockedLayout)>, BlockedLayout> {
+    let mut widest: HashMap<Option<(u64, BlockedLayout)>, BlockedLayout> = HashMap::new();
+    for &op in ops {
+        if !matches!(func.kind(op), OpKind::Load { .. } | OpKind::Store { .. }) {
+            continue;
+        }
+        let ptr = func.op(op).operands()[0];
+        let Some(shape) = known_shape(func.value_type(ptr)).filter(|s| s.len() == 1) else {
+            continue;
+        };
+        let elem_bits = match func.value_type(ptr).elem() {
+            tritonc_ir::Elem::Ptr(p) => p.pointee.bitwidth().unwrap_or(8).max(8),
+            _ => 8,
+        };
+        let access =
+            coalesced_layout_in_warps_of(&axis.get(ptr), &shape, elem_bits, num_warps, warp_size);
+        let key = one_d_key(&access.layout, &shape);
+        let entry = widest.entry(key).or_insert_with(|| access.layout.clone());
+        if access.layout.size_per_thread[0] > entry.size_per_thread[0] {
+            *entry = access.layout;
+        }
+    }
+    widest.remove(&None);
+    widest
+}
+
 fn assign_with(
     func: &Function,
     num_warps: u32,
@@ -453,6 +503,8 @@ fn assign_with(
         st.set(v, l.clone());
     }
 
+    let widest_1d = widest_1d_accesses(func, &axis, &ops, num_warps, warp_size);
+
     // 1. Anchors: loads, stores and dots.
     for &op in &ops {
         let data = func.op(op);
@@ -480,7 +532,11 @@ fn assign_with(
             _ => 8,
         };
         let info = axis.get(ptr);
-        let access = coalesced_layout_in_warps_of(&info, &shape, elem_bits, num_warps, warp_size);
+        let mut access =
+            coalesced_layout_in_warps_of(&info, &shape, elem_bits, num_warps, warp_size);
+        if let Some(widest) = widest_1d.get(&one_d_key(&access.layout, &shape)) {
+            access.layout = widest.clone();
+        }
         // A load rematerialized in its users' layout (see `rematerialized_loads`; 1-D).
         let preset = data
             .results()

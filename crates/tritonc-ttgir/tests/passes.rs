@@ -96,6 +96,31 @@ const DOWNCAST: &str = "module {
 }
 ";
 
+/// DOWNCAST over a 32×32 tile: the fp32 load's coalesced layout (4 per thread, lanes
+/// 4×8) and the fp16 store's (8 per thread, lanes 8×4) differ in more than elements per
+/// thread, so the stored value moves between them.
+const DOWNCAST_2D: &str = "module {
+  tt.func public @downcast(%arg0: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %arg1: !tt.ptr<f16> {tt.divisibility = 16 : i32}) {
+    %0 = tt.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+    %1 = tt.expand_dims %0 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+    %2 = arith.constant dense<32> : tensor<32x1xi32>
+    %3 = arith.muli %1, %2 : tensor<32x1xi32>
+    %4 = tt.broadcast %3 : tensor<32x1xi32> -> tensor<32x32xi32>
+    %5 = tt.expand_dims %0 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+    %6 = tt.broadcast %5 : tensor<1x32xi32> -> tensor<32x32xi32>
+    %7 = arith.addi %4, %6 : tensor<32x32xi32>
+    %8 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<32x32x!tt.ptr<f32>>
+    %9 = tt.addptr %8, %7 : tensor<32x32x!tt.ptr<f32>>, tensor<32x32xi32> -> tensor<32x32x!tt.ptr<f32>>
+    %10 = tt.load %9 : tensor<32x32x!tt.ptr<f32>> -> tensor<32x32xf32>
+    %11 = arith.truncf %10 : tensor<32x32xf32> -> tensor<32x32xf16>
+    %12 = tt.splat %arg1 : !tt.ptr<f16> -> tensor<32x32x!tt.ptr<f16>>
+    %13 = tt.addptr %12, %7 : tensor<32x32x!tt.ptr<f16>>, tensor<32x32xi32> -> tensor<32x32x!tt.ptr<f16>>
+    tt.store %13, %11 : tensor<32x32x!tt.ptr<f16>>, tensor<32x32xf16>
+    tt.return
+  }
+}
+";
+
 fn ops_named(f: &Function, name: &str) -> Vec<tritonc_ir::OpId> {
     f.walk()
         .into_iter()
@@ -105,7 +130,7 @@ fn ops_named(f: &Function, name: &str) -> Vec<tritonc_ir::OpId> {
 
 #[test]
 fn assign_layouts_makes_every_layout_change_an_op() {
-    let m = parse_module(DOWNCAST).unwrap();
+    let m = parse_module(DOWNCAST_2D).unwrap();
     let tile = &m.functions[0];
     let analysis = assign_layouts(tile, 4).unwrap();
     let gpu = lower_to_gpu_ir(tile, &nvidia4()).unwrap();
@@ -114,7 +139,7 @@ fn assign_layouts_makes_every_layout_change_an_op() {
     // the analysed value and producing the layout the user needs.
     let converts = ops_named(&gpu, "ttg.convert_layout");
     assert_eq!(converts.len(), analysis.conversions().count());
-    assert_eq!(converts.len(), 2);
+    assert!(!converts.is_empty());
     for c in analysis.conversions() {
         let operand = gpu.op(c.op).operands()[c.operand];
         let def = gpu.defining_op(operand).unwrap();
@@ -130,8 +155,8 @@ fn assign_layouts_makes_every_layout_change_an_op() {
         Some(Layout::Blocked(b)) => b.size_per_thread.clone(),
         other => panic!("{other:?}"),
     };
-    assert_eq!(spt(ops_named(&gpu, "tt.load")[0]), [4]);
-    assert_eq!(spt(ops_named(&gpu, "tt.store")[0]), [8]);
+    assert_eq!(spt(ops_named(&gpu, "tt.load")[0]), [1, 4]);
+    assert_eq!(spt(ops_named(&gpu, "tt.store")[0]), [1, 8]);
     // Every block value now has an encoding; the tile IR is untouched.
     assert!(tile.walk().into_iter().all(|op| tile
         .op(op)
@@ -147,6 +172,36 @@ fn assign_layouts_makes_every_layout_change_an_op() {
         "module {",
     );
     assert_eq!(again.to_string(), plain);
+}
+
+#[test]
+fn one_d_accesses_differing_only_in_elements_per_thread_share_the_widest_layout() {
+    // fp32 load (4 per thread when alone) and fp16 store (8): both in the 8-wide layout,
+    // nothing converted; the load stays 128 bits wide (two per 8 elements), the store too.
+    let m = parse_module(DOWNCAST).unwrap();
+    let tile = &m.functions[0];
+    let gpu = lower_to_gpu_ir(tile, &nvidia4()).unwrap();
+    verify_encodings(&gpu).unwrap();
+    assert!(ops_named(&gpu, "ttg.convert_layout").is_empty());
+    let encoding = |op| gpu.value_type(gpu.op(op).operands()[0]).encoding().cloned();
+    let b8 = Layout::Blocked(BlockedLayout {
+        size_per_thread: vec![8],
+        threads_per_warp: vec![32],
+        warps_per_cta: vec![4],
+        order: vec![0],
+    });
+    let (load, store) = (ops_named(&gpu, "tt.load")[0], ops_named(&gpu, "tt.store")[0]);
+    assert_eq!(encoding(load), Some(b8.clone()));
+    assert_eq!(encoding(store), Some(b8));
+    let a = assign_layouts(tile, 4).unwrap();
+    let width = |name| a.access(ops_named(tile, name)[0]).unwrap().vector_width;
+    assert_eq!((width("tt.load"), width("tt.store")), (4, 8));
+    // A block too small for 8 per thread everywhere keeps what each access can have:
+    // 256 elements over 128 threads are 2 per thread on both sides.
+    let small = DOWNCAST.replace("1024", "256");
+    let m = parse_module(&small).unwrap();
+    let gpu = lower_to_gpu_ir(&m.functions[0], &nvidia4()).unwrap();
+    assert!(ops_named(&gpu, "ttg.convert_layout").is_empty());
 }
 
 #[test]
