@@ -16,7 +16,11 @@
 //! 3. **Across warps** (only when warps split the axis): the partial of every warp goes
 //!    through shared memory; after a barrier the partials are combined by the same
 //!    butterfly over the warp index ([`ReductionSchedule::warp_steps`], highest bit
-//!    first, own partial on the left).
+//!    first, own partial on the left). The lowering either has every thread read all
+//!    partials and fold them in that order (few partials), or, as Triton does, gives
+//!    each lane of a group one partial and runs the butterfly with `shfl.sync.bfly`
+//!    over the compact warp index, the group's first lane writing the result back for
+//!    every thread to read; both evaluate the same tree.
 //!
 //! The result is one fixed binary tree over the axis positions `0..len`, the same for
 //! every output element (the other coordinates only select which slice is reduced):

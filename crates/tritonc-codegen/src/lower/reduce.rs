@@ -215,6 +215,15 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         Ok(())
     }
 
+    /// Stage 3: the warps' partials through shared memory. Each writing lane stores its
+    /// partial at `out * P + k` (`k` the compact warp index along the axis, `P` the number
+    /// of partials). Few partials per thread (`P · outputs · operands ≤ 4`): every thread
+    /// reads all of them and folds them by the warp butterfly. Otherwise Triton's way,
+    /// which keeps few values live: thread `t` reads slot `t + i · threads`, the lanes of
+    /// a group of `P` run the same butterfly with `shfl.sync.bfly` (masks `P/2 … 1`, own
+    /// value on the left), lane 0 of the group writes the result back to `out * P`, and
+    /// after a second barrier every thread reads its outputs' results. Both give every
+    /// thread warp 0's combine tree ([`ReductionSchedule::tree`]).
     #[allow(clippy::too_many_arguments)]
     fn across_warps(
         &mut self,
@@ -244,11 +253,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             .iter()
             .map(|&v| self.elem_type(v))
             .collect::<Result<_, _>>()?;
+        let elems = partials * num_out;
         let mut segment = Vec::new();
         let mut total = 0u64;
         for ty in &elem_types {
             segment.push(total as u32);
-            total += (partials * num_out * storage_bytes(*ty)).next_multiple_of(16);
+            total += (elems * storage_bytes(*ty)).next_multiple_of(16);
         }
         self.claim_shared(total)?;
         let (warp, lane) = self.warp_lane()?;
@@ -286,11 +296,15 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 .sum()
         };
         let thread_out = self.thread_linear_index(linear, Some(axis))?;
-        let num_out_c = self.mlir(b.const_i32(num_out as i32))?;
-        let k_base = self.mlir(b.binary("arith.muli", k, num_out_c))?;
-        let dyn_write = match thread_out {
-            None => k_base,
-            Some(t) => self.mlir(b.binary("arith.addi", k_base, t))?,
+        let p_c = self.mlir(b.const_i32(partials as i32))?;
+        // This thread's outputs, scaled to their first slot (`out * P`).
+        let out_base = match thread_out {
+            None => None,
+            Some(t) => Some(self.mlir(b.binary("arith.muli", t, p_c))?),
+        };
+        let dyn_write = match out_base {
+            None => k,
+            Some(t) => self.mlir(b.binary("arith.addi", t, k))?,
         };
         for key in order {
             let acc = accs[key].clone();
@@ -299,7 +313,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 slots.push(self.shared_slot(
                     elem_types[i],
                     segment[i],
-                    out_const(key),
+                    out_const(key) * partials,
                     Some(dyn_write),
                 )?);
             }
@@ -326,6 +340,33 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             }
         }
         self.mlir(b.barrier())?;
+        if partials * order.len() as u64 * n as u64 <= 4 {
+            self.fold_all_partials(op, schedule, &bits, order, accs, &elem_types, &segment, out_base)?;
+        } else {
+            self.fold_partials_by_lanes(op, linear, partials, elems, accs, order, &elem_types, dtypes, &segment, out_base, &out_const)?;
+        }
+        self.shared_in_use = true;
+        Ok(())
+    }
+
+    /// Every thread reads the `P` partials of each of its outputs and folds them by the
+    /// warp butterfly (highest compact bit first, own index on the left).
+    #[allow(clippy::too_many_arguments)]
+    fn fold_all_partials(
+        &mut self,
+        op: OpId,
+        schedule: &ReductionSchedule,
+        bits: &[u32],
+        order: &[Vec<u64>],
+        accs: &mut HashMap<Vec<u64>, Vec<Value<'c, 'a>>>,
+        elem_types: &[Type<'c>],
+        segment: &[u32],
+        out_base: Option<Value<'c, 'a>>,
+    ) -> Result<(), LowerError> {
+        let b = self.b;
+        let n = elem_types.len();
+        let partials = 1u64 << bits.len();
+        let strides = row_major_strides(&schedule.shape, Some(schedule.axis));
         // Masks of the compact warp index, in schedule order (highest first).
         let compact: Vec<u64> = schedule
             .warp_steps
@@ -333,6 +374,11 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             .map(|s| 1u64 << bits.iter().position(|&m| m == s.xor_mask).unwrap_or(0))
             .collect();
         for key in order {
+            let out: u64 = key
+                .iter()
+                .zip(&strides)
+                .map(|(&x, s)| x * s.unwrap_or(0))
+                .sum();
             let mut vals: HashMap<u64, Vec<Value<'c, 'a>>> = HashMap::new();
             for p in 0..partials {
                 let mut v = Vec::new();
@@ -340,8 +386,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                     let slot = self.shared_slot(
                         elem_types[i],
                         segment[i],
-                        p * num_out + out_const(key),
-                        thread_out,
+                        out * partials + p,
+                        out_base,
                     )?;
                     v.push(self.mlir(b.load(slot, elem_types[i]))?);
                 }
@@ -369,7 +415,106 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                     .expect("invariant: index 0 is always needed"),
             );
         }
-        self.shared_in_use = true;
+        Ok(())
+    }
+
+    /// Triton's accumulation of the partials: slot `e = t + i · threads` (of `elems`) in
+    /// thread `t`, a lane butterfly over groups of `P` lanes, the group's lane 0 writes the
+    /// result to the group's first slot; a barrier; every thread reads its outputs.
+    #[allow(clippy::too_many_arguments)]
+    fn fold_partials_by_lanes(
+        &mut self,
+        op: OpId,
+        linear: &tritonc_ttgir::LinearLayout,
+        partials: u64,
+        elems: u64,
+        accs: &mut HashMap<Vec<u64>, Vec<Value<'c, 'a>>>,
+        order: &[Vec<u64>],
+        elem_types: &[Type<'c>],
+        dtypes: &[DType],
+        segment: &[u32],
+        out_base: Option<Value<'c, 'a>>,
+        out_const: &dyn Fn(&[u64]) -> u64,
+    ) -> Result<(), LowerError> {
+        let b = self.b;
+        let n = elem_types.len();
+        let warp_size = 1u64 << linear.lanes.len();
+        let threads = warp_size << linear.warps.len();
+        if partials > warp_size || !elems.is_power_of_two() {
+            return Err(self.error("internal: a cross-warp reduction of more partials than lanes"));
+        }
+        let tid = self.mlir(b.thread_id_x())?;
+        let (_, lane) = self.warp_lane()?;
+        let group_mask = self.mlir(b.const_i32(partials as i32 - 1))?;
+        let group_lane = self.mlir(b.binary("arith.andi", lane, group_mask))?;
+        let zero = self.mlir(b.const_i32(0))?;
+        let group_leader = self.mlir(b.cmpi(IntPredicate::Eq, group_lane, zero))?;
+        let rounds = elems.div_ceil(threads);
+        for i in 0..rounds {
+            // Threads past the end (only when `elems < threads`: both are powers of two)
+            // take part in the shuffles on slot 1, which no group leader writes (leaders
+            // write slots that are multiples of `P ≥ 2`), and write nothing.
+            let e = if i == 0 {
+                tid
+            } else {
+                let c = self.mlir(b.const_i32((i * threads) as i32))?;
+                self.mlir(b.binary("arith.addi", tid, c))?
+            };
+            let (read, in_range) = if (i + 1) * threads <= elems {
+                (e, None)
+            } else {
+                let limit = self.mlir(b.const_i32(elems as i32))?;
+                let lt = self.mlir(b.cmpi(IntPredicate::Ult, e, limit))?;
+                let one = self.mlir(b.const_i32(1))?;
+                (self.mlir(b.select(lt, e, one))?, Some(lt))
+            };
+            let mut acc = Vec::with_capacity(n);
+            let mut slots = Vec::with_capacity(n);
+            for i in 0..n {
+                let slot = self.shared_slot(elem_types[i], segment[i], 0, Some(read))?;
+                acc.push(self.mlir(b.load(slot, elem_types[i]))?);
+                slots.push(slot);
+            }
+            let mut mask = partials / 2;
+            while mask > 0 {
+                let mut other = Vec::with_capacity(n);
+                for i in 0..n {
+                    other.push(self.shuffle_xor(acc[i], dtypes[i], mask as u32)?);
+                }
+                acc = self.combine(op, &acc, &other)?;
+                mask /= 2;
+            }
+            let pred = match in_range {
+                None => group_leader,
+                Some(lt) => self.mlir(b.binary("arith.andi", group_leader, lt))?,
+            };
+            let r = b.if_else(
+                pred,
+                &[],
+                |then| {
+                    for i in 0..n {
+                        then.store(acc[i], slots[i])?;
+                    }
+                    Ok(Vec::new())
+                },
+                |_| Ok(Vec::new()),
+            );
+            self.mlir(r)?;
+        }
+        self.mlir(b.barrier())?;
+        for key in order {
+            let mut v = Vec::with_capacity(n);
+            for i in 0..n {
+                let slot = self.shared_slot(
+                    elem_types[i],
+                    segment[i],
+                    out_const(key) * partials,
+                    out_base,
+                )?;
+                v.push(self.mlir(b.load(slot, elem_types[i]))?);
+            }
+            accs.insert(key.clone(), v);
+        }
         Ok(())
     }
 }
