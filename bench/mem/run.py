@@ -27,6 +27,8 @@ import cupy as cp
 import numpy as np
 import torch
 
+import plot
+
 TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 ROWS = 4096
 ELEMENTWISE_N = 1 << 28
@@ -252,38 +254,7 @@ def main():
               f"min {summary['min']:.3f}; A/A {summary['aa_min']:.3f}–{summary['aa_max']:.3f}; "
               f"below bar: {summary['below_bar']}; wrong: {summary['wrong']}; skipped {len(skipped)}")
     (out / "mem_sweep.json").write_text(json.dumps(dict(summary=summary, points=results), indent=1))
-    plot(results, out)
-
-
-def plot(results, out):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib not installed: no PNGs (bench/mem/plot.py makes them from the JSON)")
-        return
-    families = list(dict.fromkeys(r["family"] for r in results))
-    for fam in families:
-        rows = [r for r in results if r["family"] == fam]
-        dtypes = list(dict.fromkeys(r["dtype"] for r in rows))
-        fig, axes = plt.subplots(1, len(dtypes), figsize=(5 * len(dtypes), 3.8), squeeze=False, sharey=True)
-        for ax, dt in zip(axes[0], dtypes):
-            for nw, color in zip([4, 8, 16], ["tab:green", "tab:orange", "tab:purple"]):
-                pts = sorted((r for r in rows if r["dtype"] == dt and r["warps"] == nw), key=lambda r: r["width"])
-                if pts:
-                    ax.plot([str(r["width"]) for r in pts], [r["ratio"] for r in pts], marker="o", color=color,
-                            label=f"{nw} warps")
-                    ax.plot([str(r["width"]) for r in pts], [r["aa"] for r in pts], ls=":", color=color, alpha=0.6)
-            ax.axhline(1.0, color="gray", lw=0.8)
-            ax.axhline(0.98, color="red", lw=0.6, ls="--")
-            ax.set_title(f"{fam} {dt}")
-            ax.set_xlabel("elements per row" if fam != "elementwise" else "BLOCK (2^28 elements)")
-        axes[0][0].set_ylabel("Triton time / tritonc time (dotted: A/A)")
-        axes[0][0].legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out / f"mem_{fam}.png", dpi=110)
-        plt.close(fig)
+    plot.plot(results, out)
 
 
 if __name__ == "__main__":
