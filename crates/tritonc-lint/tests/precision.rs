@@ -636,3 +636,37 @@ fn tri101_a_constexpr_the_kernel_strides_rows_by_is_a_whole_row() {
         vec![("TRI101".to_string(), 6), ("TRI101".to_string(), 8)]
     );
 }
+
+// ---- TRI102: undefined lanes a tl.where replaces ----
+
+const SELECT_SCATTER: &str = r#"@triton.jit
+def select_scatter(inp_ptr, src_ptr, out_ptr, total, dim_size, post, index, BLOCK: tl.constexpr):
+    idx = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = idx < total
+    select = (idx // post) % dim_size == index
+    inp = tl.load(inp_ptr + idx, mask=mask)
+    src = tl.load(src_ptr + (idx // (dim_size * post)) * post + idx % post, mask=mask & select)
+    tl.store(out_ptr + idx, tl.where(select, src, inp), mask=mask)
+"#;
+
+#[test]
+fn tri102_lanes_a_where_replaces_and_the_store_mask_excludes_are_quiet() {
+    // Lanes off `select` take `inp`; lanes off `mask` are not stored.
+    assert_eq!(lint(SELECT_SCATTER, &only("TRI102")), vec![]);
+    // Stored without the mask, the lanes off `mask` write undefined values: found.
+    let unmasked = SELECT_SCATTER.replace(
+        "tl.where(select, src, inp), mask=mask)",
+        "tl.where(select, src, inp))",
+    );
+    assert_eq!(
+        lint(&unmasked, &only("TRI102")),
+        vec![("TRI102".to_string(), 7)]
+    );
+    // A where over the other factor leaves `src` undefined where `select` is false.
+    let wrong_factor =
+        SELECT_SCATTER.replace("tl.where(select, src, inp)", "tl.where(mask, src, inp)");
+    assert_eq!(
+        lint(&wrong_factor, &only("TRI102")),
+        vec![("TRI102".to_string(), 7)]
+    );
+}

@@ -355,6 +355,27 @@ impl Transfer for LanesAnalysis<'_> {
                             None => a.join(&b),
                         }
                     }
+                    // `where(select, x, data)` with `x` loaded under `mask & select` and no
+                    // `other=`: lanes off `select` take the data; only those off `mask` stay
+                    // undefined (and a store masked by `mask` never writes them).
+                    // The data side may be a load under the remaining factor itself
+                    // (`inp = tl.load(..., mask=mask)`): its undefined lanes are the same.
+                    Some(m)
+                        if m.fill == Fill::Undefined
+                            && matches!(a, Lanes::Masked(am) if am.load == m.load) =>
+                    {
+                        match reset_factor(f, ops[0], m.mask) {
+                            Some((_, rest))
+                                if match b {
+                                    Lanes::Exact => true,
+                                    Lanes::Masked(bm) => same_value(f, bm.mask, rest),
+                                } =>
+                            {
+                                Lanes::Masked(MaskedLanes { mask: rest, ..m })
+                            }
+                            _ => a.join(&b),
+                        }
+                    }
                     _ => a.join(&b),
                 }
             }

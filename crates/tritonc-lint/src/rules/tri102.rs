@@ -26,7 +26,10 @@ pub const DOC: CodeDoc = CodeDoc {
 Follows the lanes a masked `tl.load` without `other=` leaves out through elementwise ops
 (and helpers and loops) and reports the load when those lanes reach `tl.sum`/`tl.max`/any
 reduction along a masked dim, a scan, a `tl.dot`, or a store whose mask does not exclude
-them. A `tl.where(mask, x, c)` on the way gives the lanes a defined value and ends the chain.
+them. A `tl.where(mask, x, c)` on the way gives the lanes a defined value and ends the chain;
+a `tl.where(select, x, y)` over one factor of a load mask `m & select` defines the lanes off
+`select`, and those off `m` then matter only where they reach something unmasked by `m`
+(`tl.store(out + idx, tl.where(select, src, inp), mask=m)` is quiet).
 
 ## Why is this bad?
 Triton's language leaves masked-off lanes of a load without `other` undefined. NVIDIA's
