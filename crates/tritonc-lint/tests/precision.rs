@@ -670,3 +670,23 @@ fn tri102_lanes_a_where_replaces_and_the_store_mask_excludes_are_quiet() {
         vec![("TRI102".to_string(), 7)]
     );
 }
+
+#[test]
+fn tri102_a_store_masked_by_where_of_the_load_mask_excludes_its_lanes() {
+    let body = r#"@triton.jit
+def scatter(arr_ptr, out_ptr, N, bin_index, TILE_N: tl.constexpr):
+    offs = tl.program_id(0) * TILE_N + tl.arange(0, TILE_N)
+    mask = offs < N
+    arr = tl.load(arr_ptr + offs, mask=mask)
+    matches = tl.where(mask, arr == bin_index, False)
+    tl.store(out_ptr + offs, arr, mask=matches)
+"#;
+    // `matches` is false wherever `mask` is: the undefined lanes are never stored.
+    assert_eq!(lint(body, &only("TRI102")), vec![]);
+    // A where that keeps masked lanes true does not exclude them.
+    let keeps = body.replace("arr == bin_index, False)", "arr == bin_index, True)");
+    assert_eq!(
+        lint(&keeps, &only("TRI102")),
+        vec![("TRI102".to_string(), 5)]
+    );
+}

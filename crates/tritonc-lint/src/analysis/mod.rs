@@ -282,7 +282,7 @@ fn same_value_depth(f: &Function, a: Value, b: Value, depth: u32) -> bool {
 }
 
 /// Whether a select/store condition `cond` is false wherever `mask` is false: `cond` is
-/// the mask itself or a conjunction (`&`) that includes it.
+/// the mask itself or a conjunction (`&`, or `tl.where(c, x, False)`) that includes it.
 pub fn implies_mask(f: &Function, cond: Value, mask: Value) -> bool {
     if same_value(f, cond, mask) {
         return true;
@@ -294,6 +294,12 @@ pub fn implies_mask(f: &Function, cond: Value, mask: Value) -> bool {
             .operands()
             .iter()
             .any(|&c| implies_mask(f, c, mask)),
+        // `tl.where(c, x, False)` is `c & x`.
+        Some((op, OpKind::Select)) => {
+            let ops = f.op(op).operands();
+            constant_of(f, ops[2]) == Some(0.0)
+                && (implies_mask(f, ops[0], mask) || implies_mask(f, ops[1], mask))
+        }
         _ => false,
     }
 }
