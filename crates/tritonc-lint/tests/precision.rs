@@ -690,3 +690,25 @@ def scatter(arr_ptr, out_ptr, N, bin_index, TILE_N: tl.constexpr):
         vec![("TRI102".to_string(), 5)]
     );
 }
+
+#[test]
+fn tri102_a_dot_mixes_only_the_contraction_dim() {
+    let body = r#"@triton.jit
+def mm(x_ptr, w_ptr, o_ptr, N, K: tl.constexpr, BLOCK_N: tl.constexpr):
+    offs_m = tl.arange(0, 16)
+    offs_n = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, K)
+    x = tl.load(x_ptr + offs_m[:, None] * K + offs_k[None, :])
+    w = tl.load(w_ptr + offs_n[:, None] * K + offs_k[None, :], mask=offs_n[:, None] < N)
+    acc = tl.dot(x, tl.trans(w))
+    tl.store(o_ptr + offs_m[:, None] * N + offs_n[None, :], acc, mask=offs_n[None, :] < N)
+"#;
+    // Rows of `w` past N make only output columns past N, which the store drops.
+    assert_eq!(lint(body, &only("TRI102")), vec![]);
+    // Masked along K, the undefined lanes enter every sum of the dot.
+    let along_k = body.replace("mask=offs_n[:, None] < N)", "mask=offs_k[None, :] < N)");
+    assert_eq!(
+        lint(&along_k, &only("TRI102")),
+        vec![("TRI102".to_string(), 7)]
+    );
+}

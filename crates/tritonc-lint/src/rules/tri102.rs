@@ -25,11 +25,12 @@ pub const DOC: CodeDoc = CodeDoc {
 ## What it does
 Follows the lanes a masked `tl.load` without `other=` leaves out through elementwise ops
 (and helpers and loops) and reports the load when those lanes reach `tl.sum`/`tl.max`/any
-reduction along a masked dim, a scan, a `tl.dot`, or a store whose mask does not exclude
-them. A `tl.where(mask, x, c)` on the way gives the lanes a defined value and ends the chain;
-a `tl.where(select, x, y)` over one factor of a load mask `m & select` defines the lanes off
-`select`, and those off `m` then matter only where they reach something unmasked by `m`
-(`tl.store(out + idx, tl.where(select, src, inp), mask=m)` is quiet).
+reduction along a masked dim, a scan, a `tl.dot` along a masked dim (the contraction:
+`a`'s columns, `b`'s rows), or a store whose mask does not exclude them. A `tl.where(mask,
+x, c)` on the way gives the lanes a defined value and ends the chain; a `tl.where(select,
+x, y)` over one factor of a load mask `m & select` defines the lanes off `select`, and
+those off `m` then matter only where they reach something unmasked by `m` (`tl.store(out +
+idx, tl.where(select, src, inp), mask=m)` is quiet).
 
 ## Why is this bad?
 Triton's language leaves masked-off lanes of a load without `other` undefined. NVIDIA's
@@ -98,7 +99,16 @@ impl Rule for MissingOther {
                     .operands()
                     .iter()
                     .take(2)
-                    .map(|&v| {
+                    .enumerate()
+                    // The dot combines lanes only along the contraction dim (A's columns,
+                    // B's rows): undefined rows of A or columns of B stay in their own rows
+                    // and columns of the result.
+                    .filter(|&(i, &v)| {
+                        let rank = f.value_type(v).rank();
+                        rank < 2
+                            || mask_varies_along(ir, v, if i == 0 { rank - 1 } else { rank - 2 })
+                    })
+                    .map(|(_, &v)| {
                         (
                             v,
                             Sink {
