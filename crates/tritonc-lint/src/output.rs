@@ -145,3 +145,144 @@ pub fn render_concise(findings: &[Finding], sources: &SourceMap) -> String {
     }
     out
 }
+
+/// Where a finding is, as `(path, row, column)` (1-based, UTF-16 columns).
+fn place(f: &Finding, sources: &SourceMap) -> Option<(String, u32, u32)> {
+    let d = &f.diagnostic;
+    d.primary_span()
+        .or_else(|| d.labels.first().map(|l| l.span))
+        .and_then(|s| row_cols(s, sources))
+        .map(|(p, l, _)| (p, l.row, l.column))
+}
+
+fn code_of(f: &Finding) -> &'static str {
+    f.diagnostic.code.0
+}
+
+/// pylint's parseable form, as ruff writes it: `path:row: [CODE] message`.
+pub fn render_pylint(findings: &[Finding], sources: &SourceMap) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let at = place(f, sources)
+            .map(|(p, row, _)| format!("{p}:{row}: "))
+            .unwrap_or_default();
+        out.push_str(&format!("{at}[{}] {}\n", code_of(f), f.diagnostic.message));
+    }
+    out
+}
+
+/// Azure Pipelines logging commands, as ruff writes them:
+/// `##vso[task.logissue type=warning;sourcepath=…;linenumber=…;columnnumber=…;code=…;]message`.
+pub fn render_azure(findings: &[Finding], sources: &SourceMap) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let kind = match f.diagnostic.severity {
+            tritonc_diagnostics::Severity::Error => "error",
+            _ => "warning",
+        };
+        let at = place(f, sources)
+            .map(|(p, row, col)| format!("sourcepath={p};linenumber={row};columnnumber={col};"))
+            .unwrap_or_default();
+        // A message is one line; `;` and `]` end a property, not the message.
+        let message = f.diagnostic.message.replace(['\r', '\n'], " ");
+        out.push_str(&format!(
+            "##vso[task.logissue type={kind};{at}code={};]{message}\n",
+            code_of(f)
+        ));
+    }
+    out
+}
+
+/// The findings grouped by file, as ruff's `grouped` format: the path, then one indented
+/// `row:col CODE message` line per finding, a blank line between files.
+pub fn render_grouped(findings: &[Finding], sources: &SourceMap) -> String {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for f in findings {
+        let (path, line) = match place(f, sources) {
+            Some((p, row, col)) => (
+                p,
+                format!("  {row}:{col} {} {}", code_of(f), f.diagnostic.message),
+            ),
+            None => (
+                String::new(),
+                format!("  {} {}", code_of(f), f.diagnostic.message),
+            ),
+        };
+        match groups.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, lines)) => lines.push(line),
+            None => groups.push((path, vec![line])),
+        }
+    }
+    let mut out = String::new();
+    for (i, (path, lines)) in groups.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("{}:\n", if path.is_empty() { "-" } else { path }));
+        for l in lines {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct GitlabLines {
+    begin: u32,
+    end: u32,
+}
+
+#[derive(Serialize)]
+struct GitlabLocation {
+    path: String,
+    lines: GitlabLines,
+}
+
+#[derive(Serialize)]
+struct GitlabIssue {
+    description: String,
+    check_name: String,
+    fingerprint: String,
+    severity: &'static str,
+    location: GitlabLocation,
+}
+
+/// A GitLab Code Quality report (a JSON array of issues with `description`, `check_name`,
+/// `fingerprint`, `severity` and `location {path, lines {begin, end}}`), as ruff writes it.
+/// Fingerprints are stable hashes of the code, path and message, made unique with a
+/// counter when the same finding repeats in a file.
+pub fn render_gitlab(findings: &[Finding], sources: &SourceMap) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    let issues: Vec<GitlabIssue> = findings
+        .iter()
+        .map(|f| {
+            let d = &f.diagnostic;
+            let span = d
+                .primary_span()
+                .or_else(|| d.labels.first().map(|l| l.span))
+                .and_then(|s| row_cols(s, sources));
+            let (path, begin, end) = span
+                .map(|(p, l, e)| (p, l.row, e.row))
+                .unwrap_or((String::new(), 1, 1));
+            let base = tritonc_diagnostics::render::sarif::fingerprint(code_of(f), &path, &d.message);
+            let n = seen.iter().filter(|s| **s == base).count();
+            seen.push(base.clone());
+            GitlabIssue {
+                description: format!("{} {}", code_of(f), d.message).trim().to_string(),
+                check_name: code_of(f).to_string(),
+                fingerprint: if n == 0 { base } else { format!("{base}:{n}") },
+                severity: match d.severity {
+                    tritonc_diagnostics::Severity::Error => "critical",
+                    tritonc_diagnostics::Severity::Warning => "major",
+                    tritonc_diagnostics::Severity::Info => "info",
+                },
+                location: GitlabLocation {
+                    path,
+                    lines: GitlabLines { begin, end },
+                },
+            }
+        })
+        .collect();
+    serde_json::to_string_pretty(&issues).unwrap_or_else(|_| "[]".into()) + "\n"
+}

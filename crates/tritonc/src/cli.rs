@@ -189,6 +189,14 @@ pub enum LintFormat {
     Sarif,
     /// GitHub Actions annotations.
     Github,
+    /// GitLab Code Quality JSON (`description`, `check_name`, `fingerprint`, `severity`, `location`).
+    Gitlab,
+    /// pylint's parseable form: `path:row: [CODE] message`.
+    Pylint,
+    /// Azure Pipelines logging commands (`##vso[task.logissue …]`).
+    Azure,
+    /// The findings grouped by file: the path, then `row:col CODE message` lines.
+    Grouped,
 }
 
 impl LintFormat {
@@ -206,7 +214,10 @@ impl LintFormat {
 
     /// Whether the output is for programs (summary lines then go to stderr).
     pub fn is_machine_readable(self) -> bool {
-        !matches!(self, LintFormat::Full | LintFormat::Concise)
+        !matches!(
+            self,
+            LintFormat::Full | LintFormat::Concise | LintFormat::Grouped
+        )
     }
 }
 

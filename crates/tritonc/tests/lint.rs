@@ -102,6 +102,53 @@ fn format_github() {
 }
 
 #[test]
+fn format_pylint() {
+    let out = format_snapshot("lint_format_pylint", "pylint");
+    assert!(out
+        .stdout
+        .lines()
+        .all(|l| l.starts_with("lint/kernels.py:") && l.contains(": [TRI")));
+}
+
+#[test]
+fn format_azure() {
+    let out = format_snapshot("lint_format_azure", "azure");
+    assert!(out.stdout.lines().all(|l| l
+        .starts_with("##vso[task.logissue type=warning;sourcepath=lint/kernels.py;linenumber=")));
+}
+
+#[test]
+fn format_grouped() {
+    let out = format_snapshot("lint_format_grouped", "grouped");
+    let mut lines = out.stdout.lines();
+    assert_eq!(lines.next(), Some("lint/kernels.py:"));
+    assert!(lines.next().is_some_and(|l| l.starts_with("  9:9 TRI101 ")));
+}
+
+/// The fields GitLab's Code Quality widget reads
+/// (https://docs.gitlab.com/ci/testing/code_quality/#code-quality-report-format).
+#[test]
+fn format_gitlab_is_a_code_quality_report() {
+    let out = format_snapshot("lint_format_gitlab", "gitlab");
+    let issues = json(&out.stdout);
+    let issues = issues.as_array().expect("an array of issues");
+    assert_eq!(issues.len(), 3);
+    let mut fingerprints = Vec::new();
+    for i in issues {
+        assert!(i["description"].as_str().is_some_and(|d| d.starts_with("TRI")));
+        assert!(i["check_name"].as_str().is_some_and(|c| c.starts_with("TRI")));
+        assert!(["info", "minor", "major", "critical", "blocker"]
+            .contains(&i["severity"].as_str().unwrap()));
+        assert_eq!(i["location"]["path"], "lint/kernels.py");
+        assert!(i["location"]["lines"]["begin"].as_u64().is_some_and(|b| b >= 1));
+        fingerprints.push(i["fingerprint"].as_str().unwrap().to_string());
+    }
+    fingerprints.sort();
+    fingerprints.dedup();
+    assert_eq!(fingerprints.len(), 3, "fingerprints are unique");
+}
+
+#[test]
 fn format_sarif() {
     format_snapshot("lint_format_sarif", "sarif");
 }

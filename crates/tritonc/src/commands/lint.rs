@@ -456,6 +456,10 @@ fn print_findings(
             let opts = out.terminal(Stream::Stdout);
             tritonc_diagnostics::render(Format::Github, &diagnostics(), sources, &opts)
         }
+        LintFormat::Gitlab => tritonc_lint::output::render_gitlab(findings, sources),
+        LintFormat::Pylint => tritonc_lint::output::render_pylint(findings, sources),
+        LintFormat::Azure => tritonc_lint::output::render_azure(findings, sources),
+        LintFormat::Grouped => tritonc_lint::output::render_grouped(findings, sources),
     };
     write_to(Stream::Stdout, &text);
 }
