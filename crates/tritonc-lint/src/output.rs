@@ -262,10 +262,11 @@ pub fn render_gitlab(findings: &[Finding], sources: &SourceMap) -> String {
                 .primary_span()
                 .or_else(|| d.labels.first().map(|l| l.span))
                 .and_then(|s| row_cols(s, sources));
-            let (path, begin, end) = span
-                .map(|(p, l, e)| (p, l.row, e.row))
-                .unwrap_or((String::new(), 1, 1));
-            let base = tritonc_diagnostics::render::sarif::fingerprint(code_of(f), &path, &d.message);
+            let (path, begin, end) =
+                span.map(|(p, l, e)| (p, l.row, e.row))
+                    .unwrap_or((String::new(), 1, 1));
+            let base =
+                tritonc_diagnostics::render::sarif::fingerprint(code_of(f), &path, &d.message);
             let n = seen.iter().filter(|s| **s == base).count();
             seen.push(base.clone());
             GitlabIssue {
