@@ -135,12 +135,18 @@ fn format_gitlab_is_a_code_quality_report() {
     assert_eq!(issues.len(), 3);
     let mut fingerprints = Vec::new();
     for i in issues {
-        assert!(i["description"].as_str().is_some_and(|d| d.starts_with("TRI")));
-        assert!(i["check_name"].as_str().is_some_and(|c| c.starts_with("TRI")));
+        assert!(i["description"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("TRI")));
+        assert!(i["check_name"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("TRI")));
         assert!(["info", "minor", "major", "critical", "blocker"]
             .contains(&i["severity"].as_str().unwrap()));
         assert_eq!(i["location"]["path"], "lint/kernels.py");
-        assert!(i["location"]["lines"]["begin"].as_u64().is_some_and(|b| b >= 1));
+        assert!(i["location"]["lines"]["begin"]
+            .as_u64()
+            .is_some_and(|b| b >= 1));
         fingerprints.push(i["fingerprint"].as_str().unwrap().to_string());
     }
     fingerprints.sort();
