@@ -156,9 +156,16 @@ fn feeds_a_dot(func: &Function, v: Value) -> bool {
 ///
 /// Rows run along K unless a 16-bit operand's registers run along its M or N dim (then
 /// along that dim, read with `ldmatrix.trans`), or a 32-bit B operand's run along N (then
-/// along N, its fragments read one word at a time). So the stores are vectors. Rows are
-/// padded by 16 bytes (32 for the 32-bit N-major B), so the eight rows one `ldmatrix`
-/// matrix reads fall in eight different 16-byte bank groups.
+/// along N, its fragments read one word at a time). So the stores are vectors.
+///
+/// The rows are swizzled as Triton's `#ttg.swizzled_shared` for `mma.sync` operands:
+/// chunks of 16 bytes (`vec`), `per_phase = max(1, 128 / row bytes)` rows per phase and
+/// `max_phase = min(8 / per_phase, chunks per row)` phases. The eight 16-byte rows one
+/// `ldmatrix` matrix reads, and the 16-byte chunks a warp's `cp.async` copies or vector
+/// stores write, then fall in distinct bank groups, with no bytes spent on padding
+/// (padded rows put every other row across a 128-byte line, which `cp.async` pays for in
+/// extra shared-memory wavefronts). The 32-bit N-major B, read a word at a time, and rows
+/// narrower than two chunks keep 16-byte (32 for the N-major B) padding instead.
 pub fn operand_shared_layout(
     linear: &LinearLayout,
     operand: usize,
@@ -171,17 +178,58 @@ pub fn operand_shared_layout(
     let trans = elem_bytes == 2 && along_outer;
     let scalar = elem_bytes == 4 && outer == 1 && along_outer;
     let fast = if trans || scalar { outer } else { inner };
-    let pad = if scalar { 8 } else { 16 / elem_bytes.max(1) };
-    SharedLayout::padded(
-        vec![fast as u32, 1 - fast as u32],
-        dims[fast] as u32,
-        pad as u32,
-    )
+    let order = vec![fast as u32, 1 - fast as u32];
+    let elem_bytes = elem_bytes.max(1);
+    let row_bytes = dims[fast] * elem_bytes;
+    let chunks = row_bytes / 16;
+    if !scalar && chunks >= 2 && row_bytes % 16 == 0 {
+        let per_phase = (128 / row_bytes).max(1);
+        let max_phase = (8 / per_phase).min(chunks).max(1);
+        return SharedLayout {
+            vec: (16 / elem_bytes) as u32,
+            per_phase: per_phase as u32,
+            max_phase: max_phase as u32,
+            order,
+            padding: None,
+        };
+    }
+    let pad = if scalar { 8 } else { 16 / elem_bytes };
+    SharedLayout::padded(order, dims[fast] as u32, pad as u32)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn operand_swizzles_are_tritons() {
+        // Triton 3.6's `#ttg.swizzled_shared` for the fp16 operands of the K loop of
+        // crates/tritonc-ttgir/tests/fixtures/pipeline/k_loop.py on sm_80: 32x32 tiles
+        // (64-byte rows) vec 8, perPhase 2, maxPhase 4; 64x64 and 128x64 (128-byte rows)
+        // vec 8, perPhase 1, maxPhase 8.
+        let k_major = |m: u64, k: u64| LinearLayout {
+            shape: vec![m, k],
+            registers: vec![vec![0, 1], vec![0, 2], vec![0, 4]],
+            lanes: vec![vec![0, 8], vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0]],
+            warps: Vec::new(),
+        };
+        for (dims, want) in [([32, 32], (8, 2, 4)), ([64, 64], (8, 1, 8)), ([128, 64], (8, 1, 8))] {
+            let l = operand_shared_layout(&k_major(dims[0], dims[1]), 0, dims, 2);
+            assert_eq!((l.vec, l.per_phase, l.max_phase), want, "{dims:?}");
+            assert_eq!(l.order, vec![1, 0]);
+            assert!(l.padding.is_none());
+            l.check(&dims).unwrap();
+        }
+        // The 32-bit N-major B operand (read a word at a time) stays padded.
+        let n_major = LinearLayout {
+            shape: vec![32, 64],
+            registers: vec![vec![0, 1], vec![0, 2]],
+            lanes: vec![vec![0, 4], vec![0, 8], vec![0, 16], vec![0, 32], vec![1, 0]],
+            warps: Vec::new(),
+        };
+        let l = operand_shared_layout(&n_major, 1, [32, 64], 4);
+        assert_eq!(l.padding.map(|p| p.pad), Some(8));
+    }
 
     #[test]
     fn warps_are_tritons() {

@@ -75,11 +75,12 @@ fn the_pipelined_text_parses_verifies_and_prints_back() {
     verify_encodings(&f).unwrap();
     let options = GpuOptions::nvidia_sm(4, 80).with_stages(3);
     assert_eq!(print_gpu_module(&f, &options), text);
-    // Two operands, two buffers each, at 0 and after the first allocation (32 rows of
-    // 32 + 8 fp16 = 2560 bytes per buffer).
+    // Two operands, two buffers each, at 0 and after the first allocation (32 swizzled
+    // rows of 32 fp16 = 2048 bytes per buffer), in Triton's swizzle for 64-byte rows.
     assert_eq!(buffers(&f), vec![2, 2]);
     assert!(text.contains("ttg.local_alloc {offset = 0 : i32}"));
-    assert!(text.contains("ttg.local_alloc {offset = 5120 : i32}"));
+    assert!(text.contains("ttg.local_alloc {offset = 4096 : i32}"));
+    assert!(text.contains("#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>"));
     // Two commits in the prologue (one per buffer) and one per iteration; the loop waits
     // while one group (the next iteration's) is in flight, the drain for none.
     assert_eq!(count(&f, |k| matches!(k, OpKind::AsyncCommitGroup)), 3);
@@ -117,12 +118,12 @@ fn stages_follow_num_stages_and_the_target() {
 
 #[test]
 fn buffers_shrink_to_the_targets_shared_memory() {
-    // 64 x 64 fp16 operands: 64 rows of 64 + 8 = 9216 bytes per buffer and operand. On
-    // sm_86 (99 KiB per block, 16 KiB kept for the rest) eight stages would need 7 x
-    // 18432 bytes: four buffers fit.
+    // 64 x 64 fp16 operands: 64 swizzled rows of 64 = 8192 bytes per buffer and
+    // operand. On sm_86 (99 KiB per block, 16 KiB kept for the rest: 84,992 bytes)
+    // eight stages would need 7 x 16384 bytes: five buffers fit.
     let mut f = parse("k_loop_64.ttgir");
     pipeline(&mut f, &GpuOptions::nvidia_sm(4, 86).with_stages(8));
-    assert_eq!(buffers(&f), vec![4, 4]);
+    assert_eq!(buffers(&f), vec![5, 5]);
     // sm_90 takes all seven.
     let mut f = parse("k_loop_64.ttgir");
     pipeline(&mut f, &GpuOptions::nvidia_sm(4, 90).with_stages(8));

@@ -210,9 +210,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         if view.shape.len() != 2 {
             return Err(self.error("only 2-D asynchronous copies are lowered"));
         }
-        // Element strides of the buffer's rows (the operand index only decides how a dot
+        // Where the buffer's elements are (the operand index only decides how a dot
         // reads them).
-        let strides = view.staged(0, elem_bytes).strides;
+        let staged = view.staged(0, elem_bytes);
         let linear = self.result_linear(ptr_v)?;
         let vec = self.layouts.access(op).map_or(1, |p| p.vector_width) as usize;
         let bytes = (vec as u64 * elem_bytes) as i32;
@@ -224,17 +224,18 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let b = self.b;
         let ctx = b.context();
         let i32t: Type = IntegerType::new(ctx, 32).into();
-        let thread = self.thread_strided_index(&linear, &strides)?;
-        let dynamic = match view.index {
+        if let Some(sw) = staged.swizzle {
+            if vec as u64 > sw.vec {
+                return Err(self.error("an asynchronous copy's vector spans two swizzled chunks"));
+            }
+        }
+        let mut access = self.staged_access(&staged, &linear)?;
+        let buf_off = match view.index {
             Some(index) => {
                 let elems = self.i32c(view.stride_elems as i32)?;
-                let buf_off = self.mlir(b.binary("arith.muli", index, elems))?;
-                Some(match thread {
-                    Some(t) => self.mlir(b.binary("arith.addi", t, buf_off))?,
-                    None => buf_off,
-                })
+                Some(self.mlir(b.binary("arith.muli", index, elems))?)
             }
-            None => thread,
+            None => None,
         };
         let size_c = self.i32c(bytes)?;
         let zero = self.i32c(0)?;
@@ -250,7 +251,11 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let coords = linear.register_coords();
         for g in (0..ptrs.regs.len()).step_by(vec) {
             let c = &coords[g];
-            let index = c[0] * strides[0] + c[1] * strides[1];
+            let (index, thread) = self.staged_offset(&staged, &mut access, [c[0], c[1]])?;
+            let dynamic = match (thread, buf_off) {
+                (Some(t), Some(o)) => Some(self.mlir(b.binary("arith.addi", t, o))?),
+                (t, o) => t.or(o),
+            };
             let dst = self.pipe_slot(elem, view.byte_offset, index, dynamic)?;
             let src_size = match &mask {
                 Some(m) => self.mlir(b.select(m.reg(g), size_c, zero))?,

@@ -83,6 +83,19 @@ pub(crate) struct Staged {
     /// A 32-bit B operand stored N-contiguous (`[K][N + 8]`), its fragments read with
     /// one `ld.shared.b32` per element (`ldmatrix.trans` moves only 16-bit elements).
     pub scalar: bool,
+    /// The logical dim the stored rows run along.
+    pub fast: usize,
+    /// The XOR swizzle of a `#ttg.swizzled_shared` layout (`None`: padded, linear).
+    pub swizzle: Option<Swizzle>,
+}
+
+/// `#ttg.swizzled_shared`'s parameters: chunks of `vec` elements, XORed with the row's
+/// phase `(row / per_phase) % max_phase` (all powers of two).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Swizzle {
+    pub vec: u64,
+    pub per_phase: u64,
+    pub max_phase: u64,
 }
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
@@ -276,16 +289,23 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             lanes: b_lanes,
             warps: warp_n,
         };
-        let mut a_base = self.thread_strided_index(&a_rows, &a_stage.strides)?;
-        let mut b_base = self.thread_strided_index(&b_rows, &b_stage.strides)?;
-        for (base, off) in [(&mut a_base, buffer_offset[0]), (&mut b_base, buffer_offset[1])] {
-            if let Some(off) = off {
-                *base = Some(match *base {
-                    Some(x) => self.mlir(self.b.binary("arith.addi", x, off))?,
-                    None => off,
-                });
-            }
-        }
+        let mut a_access = self.staged_access(&a_stage, &a_rows)?;
+        let mut b_access = self.staged_access(&b_stage, &b_rows)?;
+        // An access's element: its constant part and its per-thread part plus the buffer
+        // this iteration reads.
+        let at = |this: &mut Self,
+                  stage: &Staged,
+                  access: &mut super::staged_address::StagedAccess<'c, 'a>,
+                  buffer: Option<Value<'c, 'a>>,
+                  konst: [u64; 2]|
+         -> Result<(u64, Option<Value<'c, 'a>>), LowerError> {
+            let (c, dynamic) = this.staged_offset(stage, access, konst)?;
+            let dynamic = match (dynamic, buffer) {
+                (Some(x), Some(off)) => Some(this.mlir(this.b.binary("arith.addi", x, off))?),
+                (x, off) => x.or(off),
+            };
+            Ok((c, dynamic))
+        };
 
         let acc = self.operand(op, 2)?.regs;
         let mut acc = acc;
@@ -306,16 +326,18 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                     a_frags.push(frag);
                     continue;
                 }
-                let c = 16 * wm * i * a_stage.strides[0] + k0 * a_stage.strides[1];
+                let (c, a_base) = at(self, &a_stage, &mut a_access, buffer_offset[0], [16 * wm * i, k0])?;
                 a_frags.push(self.ldmatrix(a_ty, &a_stage, c, a_base, 4)?);
             }
             let mut b_frags: Vec<Vec<Value<'c, 'a>>> = Vec::new();
             let mut j = 0;
             while j < tiles_n {
-                let c = k0 * b_stage.strides[0] + 8 * wn * j * b_stage.strides[1];
+                let (c, b_base) = at(self, &b_stage, &mut b_access, buffer_offset[1], [k0, 8 * wn * j])?;
                 if b_stage.scalar {
                     let lo = self.shared_b32(&b_stage, c, b_base)?;
-                    let hi = self.shared_b32(&b_stage, c + 4 * b_stage.strides[0], b_base)?;
+                    let (c, b_base) =
+                        at(self, &b_stage, &mut b_access, buffer_offset[1], [k0 + 4, 8 * wn * j])?;
+                    let hi = self.shared_b32(&b_stage, c, b_base)?;
                     b_frags.push(vec![lo, hi]);
                     j += 1;
                 } else if j + 1 < tiles_n {
@@ -386,10 +408,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     ) -> Result<(), LowerError> {
         let b = self.b;
         let ctx = b.context();
-        let fast = if staged.strides[0] == 1 { 0 } else { 1 };
+        let fast = staged.fast;
         let elem_bytes = super::shared::storage_bytes(elem);
-        let vec = (linear.contiguous_registers(fast) as u64).min(16 / elem_bytes) as usize;
-        let thread = self.thread_strided_index(linear, &staged.strides)?;
+        let vec = (linear.contiguous_registers(fast) as u64).min(16 / elem_bytes);
+        // A vector stays within one swizzled chunk.
+        let vec = staged.swizzle.map_or(vec, |sw| vec.min(sw.vec)) as usize;
+        let mut access = self.staged_access(staged, linear)?;
         let coords = linear.register_coords();
         let i64t: Type = IntegerType::new(ctx, 64).into();
         let align: Attribute = IntegerAttribute::new(i64t, (vec as u64 * elem_bytes) as i64).into();
@@ -397,7 +421,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             .ok_or_else(|| self.error("cannot form the staging vector type"))?;
         for r in (0..regs.len()).step_by(vec) {
             let c = &coords[r];
-            let index = c[0] * staged.strides[0] + c[1] * staged.strides[1];
+            let (index, thread) = self.staged_offset(staged, &mut access, [c[0], c[1]])?;
             let slot = self.shared_slot(elem, staged.byte_offset, index, thread)?;
             let value = if vec == 1 {
                 regs[r]
@@ -504,7 +528,7 @@ pub(super) fn stage(
 }
 
 impl Staged {
-    /// Operand `operand` of shape `dims` stored in `layout` (a padded row-major layout),
+    /// Operand `operand` of shape `dims` stored in `layout` (padded or swizzled rows),
     /// `byte_offset` bytes into the scratch (or, when `pipelined`, into shared memory).
     pub(crate) fn from_layout(
         layout: &SharedLayout,
@@ -522,7 +546,14 @@ impl Staged {
         let mut strides = [0u64; 2];
         strides[fast] = 1;
         strides[slow] = pitch;
+        let swizzle = (layout.max_phase > 1).then(|| Swizzle {
+            vec: u64::from(layout.vec),
+            per_phase: u64::from(layout.per_phase),
+            max_phase: u64::from(layout.max_phase),
+        });
         Staged {
+            fast,
+            swizzle,
             byte_offset,
             strides,
             // 16-bit rows along M or N: read with `ldmatrix.trans`.

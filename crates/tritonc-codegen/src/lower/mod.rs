@@ -26,6 +26,7 @@ mod reduce;
 mod scan;
 mod shape;
 mod shared;
+mod staged_address;
 
 use std::fmt;
 
