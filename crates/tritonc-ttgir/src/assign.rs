@@ -231,7 +231,7 @@ pub fn assign_layouts_for(
 }
 
 /// Whether `v` is a result of a loop (`scf.for`/`scf.while`): a loop-carried value.
-fn is_loop_result(func: &Function, v: Value) -> bool {
+pub(crate) fn is_loop_result(func: &Function, v: Value) -> bool {
     matches!(func.value_def(v), tritonc_ir::ValueDef::OpResult { op, .. }
         if matches!(func.kind(op), OpKind::For { .. } | OpKind::While))
 }

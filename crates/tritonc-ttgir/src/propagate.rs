@@ -83,9 +83,15 @@ impl Assigner<'_> {
             }
             let result_layout = data.results().first().and_then(|&r| self.get(r));
             for (i, &v) in data.operands().iter().enumerate() {
+                // A loop's result is not given a layout by its users after the loop: the
+                // loop's own computation decides what it carries (forward, and the
+                // carried presets of `assign_layouts_for`), and a use after the loop
+                // converts once instead of every iteration (attention's row sum, carried
+                // in the accumulator's row layout, not in the output store's).
                 if !func.value_type(v).is_tensor()
                     || self.get(v).is_some()
                     || has_inherent_layout(func, v)
+                    || crate::assign::is_loop_result(func, v)
                 {
                     continue;
                 }
