@@ -365,7 +365,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let source = self.linear_of(v, from)?;
         let regs = self.values[&v].regs.clone();
         let elem = self.elem_type(v)?;
-        let out = self.through_shared(&regs, elem, &source, &target)?;
+        let from_mma = matches!(from, Layout::Mma(_));
+        let out = self.through_shared(&regs, elem, &source, &target, from_mma)?;
         Ok(Lowered::block(out))
     }
 

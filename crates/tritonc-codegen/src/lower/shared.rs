@@ -99,12 +99,20 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     }
 
     /// Moves `regs` (held in `source`) to the registers of `target` through shared memory.
+    ///
+    /// The scratch is row-major; with `pad_rows` (a 2-D block leaving a tensor-core
+    /// accumulator layout) each row is followed by 16 unused bytes. The accumulator layout
+    /// puts the eight rows of an `mma` tile on the lanes of one store: in rows of a
+    /// power-of-two byte length they all start in the same bank (an 8-way conflict per
+    /// store of a matmul's epilogue); padded, each starts 16 bytes further round the
+    /// banks, and the row-contiguous vector loads of the target layout stay aligned.
     pub(super) fn through_shared(
         &mut self,
         regs: &[Value<'c, 'a>],
         elem: Type<'c>,
         source: &LinearLayout,
         target: &LinearLayout,
+        pad_rows: bool,
     ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
         let b = self.b;
         let ctx = b.context();
@@ -115,16 +123,28 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             elem
         };
         let bytes = storage_bytes(storage);
-        let numel: u64 = source.shape.iter().product();
+        let pad = if pad_rows && source.shape.len() == 2 && bytes <= 16 {
+            16 / bytes
+        } else {
+            0
+        };
+        let mut strides = row_major_strides(&source.shape, None);
+        let numel: u64 = if pad > 0 {
+            let pitch = source.shape[1] + pad;
+            strides[0] = Some(pitch);
+            source.shape[0] * pitch
+        } else {
+            source.shape.iter().product()
+        };
         self.claim_shared(numel * bytes)?;
-        let strides = row_major_strides(&source.shape, None);
         let linear_of = |c: &[u64]| -> u64 {
             c.iter()
                 .zip(&strides)
                 .map(|(&x, s)| x * s.unwrap_or(0))
                 .sum()
         };
-        let thread = self.thread_linear_index(source, None)?;
+        let thread_strides: Vec<u64> = strides.iter().map(|s| s.unwrap_or(0)).collect();
+        let thread = self.thread_strided_index(source, &thread_strides)?;
         for (r, c) in source.register_coords().iter().enumerate() {
             let slot = self.shared_slot(storage, 0, linear_of(c), thread)?;
             let v = if is_i1 {
@@ -135,7 +155,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             self.mlir(b.store(v, slot))?;
         }
         self.mlir(b.barrier())?;
-        let thread = self.thread_linear_index(target, None)?;
+        let thread = self.thread_strided_index(target, &thread_strides)?;
         let mut out = Vec::new();
         for c in target.register_coords() {
             let slot = self.shared_slot(storage, 0, linear_of(&c), thread)?;
