@@ -111,7 +111,12 @@ def main():
             continue
         launch, out = setup()
         interpret.uninstall()
-        t_triton, _ = timed(launch, args.triton_reps)
+        try:
+            t_triton, _ = timed(launch, args.triton_reps)
+        except Exception as e:  # noqa: BLE001 - one workload's failure is reported, not fatal
+            print(f"{name:11} Triton's interpreter failed: {e!r}", flush=True)
+            report["workloads"].append({"name": name, "what": desc, "triton_error": repr(e)})
+            continue
         ref = out.clone()
         interpret.install()
         row = {"name": name, "what": desc, "triton_s": t_triton, "tritonc_s": {}}

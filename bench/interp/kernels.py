@@ -52,8 +52,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     a = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
     b = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        kmask = rk < K - k * BLOCK_K
+    for k in range(0, K, BLOCK_K):
+        kmask = rk < K - k
         x = tl.load(a, mask=(rm[:, None] < M) & kmask[None, :], other=0.0)
         y = tl.load(b, mask=kmask[:, None] & (rn[None, :] < N), other=0.0)
         acc += tl.dot(x, y)

@@ -17,7 +17,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def plot(report, path):
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
-    for i, w in enumerate(report["workloads"]):
+    # A workload Triton's interpreter failed on has no timings to draw.
+    for i, w in enumerate(w for w in report["workloads"] if "tritonc_s" in w):
         color = f"C{i}"
         ts = sorted(int(t) for t in w["tritonc_s"])
         ax.plot(ts, [w["tritonc_s"][str(t)] for t in ts], "o-", color=color,
