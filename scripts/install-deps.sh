@@ -22,6 +22,9 @@ apt_packages=(
   build-essential pkg-config python3 python3-pip unzip
   "llvm-${LLVM_VERSION}-dev" "libmlir-${LLVM_VERSION}-dev" "mlir-${LLVM_VERSION}-tools"
   "libpolly-${LLVM_VERSION}-dev" "libclang-${LLVM_VERSION}-dev" "clang-${LLVM_VERSION}"
+  # ld.lld links AMD code objects (HSACO); llvm-objdump (in llvm) disassembles them; the
+  # ROCm device libraries (ocml, ockl bitcode) are linked into AMD kernels that call them.
+  "lld-${LLVM_VERSION}" rocm-device-libs
   zlib1g-dev libzstd-dev libxml2-dev
   libamdhip64-dev
 )

@@ -7,6 +7,7 @@ use std::{env, path::PathBuf, process::Command};
 fn main() {
     println!("cargo:rerun-if-changed=cpp/registration.cpp");
     println!("cargo:rerun-if-changed=cpp/nvptx.cpp");
+    println!("cargo:rerun-if-changed=cpp/amdgpu.cpp");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     // The same LLVM 22 install mlir-sys links (.cargo/config.toml sets the prefix).
     let prefix = env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
@@ -32,6 +33,7 @@ fn main() {
         .cpp(true)
         .file("cpp/registration.cpp")
         .file("cpp/nvptx.cpp")
+        .file("cpp/amdgpu.cpp")
         .warnings(false);
     for flag in flags.split_whitespace() {
         build.flag(flag);

@@ -1,5 +1,5 @@
 // Registers exactly the MLIR dialects, interfaces, translations and passes that
-// tritonc's NVIDIA pipeline uses (src/context.rs, src/pipeline.rs).
+// tritonc's NVIDIA and AMD pipelines use (src/context.rs, src/pipeline.rs).
 //
 // MLIR's C API only offers "register everything" (mlirRegisterAllDialects & co.), and a
 // static link of that pulls in every LLVM target with its static constructors, and every
@@ -15,6 +15,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 
@@ -28,6 +29,7 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
@@ -35,13 +37,15 @@
 extern "C" {
 
 /// The dialects tritonc emits (gpu, llvm, nvvm, arith, scf, cf) plus `ub`, which the
-/// conversions produce; their conversion-to-LLVM interfaces, which `convert-gpu-to-nvvm`
-/// collects from the loaded dialects; and the translations to LLVM IR (cpp/nvptx.cpp).
+/// conversions produce, and `rocdl`, which `convert-gpu-to-rocdl` produces for AMD; their
+/// conversion-to-LLVM interfaces, which `convert-gpu-to-nvvm` collects from the loaded
+/// dialects; and the translations to LLVM IR (cpp/nvptx.cpp, cpp/amdgpu.cpp).
 void tritoncRegisterNvvmDialects(MlirDialectRegistry c_registry) {
   mlir::DialectRegistry &registry = *unwrap(c_registry);
   registry.insert<mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
-                  mlir::NVVM::NVVMDialect, mlir::scf::SCFDialect,
+                  mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect,
+                  mlir::scf::SCFDialect,
                   mlir::ub::UBDialect>();
 
   mlir::arith::registerConvertArithToLLVMInterface(registry);
@@ -54,12 +58,14 @@ void tritoncRegisterNvvmDialects(MlirDialectRegistry c_registry) {
   mlir::registerGPUDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);
+  mlir::registerROCDLDialectTranslation(registry);
 }
 
 /// The passes of the textual pipeline in src/pipeline.rs, so it parses.
 void tritoncRegisterNvvmPasses(void) {
   mlir::registerSCFToControlFlowPass();
   mlir::registerConvertGpuOpsToNVVMOps();
+  mlir::registerConvertGpuOpsToROCDLOps();
   mlir::LLVM::registerDIScopeForLLVMFuncOpPass();
   mlir::registerReconcileUnrealizedCastsPass();
 }

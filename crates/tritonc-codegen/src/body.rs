@@ -19,6 +19,7 @@ use melior::{
 };
 
 use crate::error::CodegenError;
+use crate::target::{Target, Vendor};
 
 /// The address space of global memory in NVVM (`.global` in PTX).
 pub const GLOBAL_ADDRESS_SPACE: u32 = 1;
@@ -51,17 +52,45 @@ pub struct BodyBuilder<'c, 'a> {
     // The raw handle in a cell, so that lowering code holding `&BodyBuilder` can move the
     // location op by op; a `Cell<Location<'c>>` would make the builder invariant in `'c`.
     location: std::cell::Cell<mlir_sys::MlirLocation>,
+    /// The vendor whose instructions the ops may name: on AMD, NVIDIA-only ops
+    /// (`nvvm.*`, PTX inline assembly) are refused and NVVM intrinsics mapped
+    /// ([`crate::amdgpu::intrinsics`]).
+    vendor: Vendor,
+    /// Lanes per warp (32 on NVIDIA, 64 on AMD).
+    warp_size: u32,
 }
 
 impl<'c, 'a> BodyBuilder<'c, 'a> {
-    /// A builder appending to `block`, tagging ops with `location`.
+    /// A builder appending to `block`, tagging ops with `location`, for NVIDIA.
     pub fn new(context: &'c Context, block: &'a Block<'c>, location: Location<'c>) -> Self {
+        Self::for_target(context, block, location, &Target::nvidia(80))
+    }
+
+    /// A builder appending to `block`, tagging ops with `location`, for `target`.
+    pub fn for_target(
+        context: &'c Context,
+        block: &'a Block<'c>,
+        location: Location<'c>,
+        target: &Target,
+    ) -> Self {
         Self {
             context,
             // SAFETY: `block` is a valid block borrowed for `'a`.
             block: unsafe { BlockRef::from_raw(block.to_raw()) },
             location: std::cell::Cell::new(location.to_raw()),
+            vendor: target.vendor(),
+            warp_size: target.warp_size(),
         }
+    }
+
+    /// Lanes per warp of the target.
+    pub fn warp_size(&self) -> u32 {
+        self.warp_size
+    }
+
+    /// Whether the ops are for an AMD GPU.
+    pub fn is_amd(&self) -> bool {
+        self.vendor == Vendor::Amd
     }
 
     /// A builder appending to `block`, a block of one of the ops this builder appended
@@ -71,6 +100,8 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
             context: self.context,
             block,
             location: std::cell::Cell::new(self.location.get()),
+            vendor: self.vendor,
+            warp_size: self.warp_size,
         }
     }
 
@@ -172,6 +203,17 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
         results: &[Type<'c>],
         attributes: &[(&str, Attribute<'c>)],
     ) -> Result<Operation<'c>, CodegenError> {
+        if self.vendor == Vendor::Amd && (name.starts_with("nvvm.") || name == "llvm.inline_asm")
+        {
+            let what = match name {
+                "llvm.inline_asm" => "PTX inline assembly".to_string(),
+                other => format!("the NVIDIA instruction `{other}`"),
+            };
+            return Err(CodegenError::OperationBuild {
+                op: name.to_owned(),
+                reason: format!("{what} has no AMD lowering yet"),
+            });
+        }
         let attributes: Vec<_> = attributes
             .iter()
             .map(|(key, value)| (self.identifier(key), *value))
@@ -357,6 +399,58 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
         arguments: &[Value<'c, '_>],
         result: Type<'c>,
     ) -> Result<Value<'c, 'a>, CodegenError> {
+        if self.vendor == Vendor::Amd {
+            use crate::amdgpu::intrinsics::{amdgpu_equivalent, AmdgpuEquivalent};
+            let equivalent = amdgpu_equivalent(intrinsic).map_err(|reason| {
+                CodegenError::OperationBuild {
+                    op: "llvm.call_intrinsic".to_owned(),
+                    reason,
+                }
+            })?;
+            match equivalent {
+                None => {}
+                Some(AmdgpuEquivalent::Intrinsic(name)) => {
+                    return self.plain_intrinsic(name, arguments, result)
+                }
+                Some(AmdgpuEquivalent::DivF) => {
+                    return self.value("arith.divf", arguments, result, &[])
+                }
+                Some(AmdgpuEquivalent::MulHiU) => return self.mul_hi_unsigned(arguments, result),
+            }
+        }
+        self.plain_intrinsic(intrinsic, arguments, result)
+    }
+
+    /// The high half of the double-width product of two unsigned integers of type
+    /// `result` (NVIDIA's `mul.hi.u32`): widened, multiplied, shifted, truncated.
+    fn mul_hi_unsigned(
+        &self,
+        arguments: &[Value<'c, '_>],
+        result: Type<'c>,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        let bits = IntegerType::try_from(result)
+            .map(|t| t.width())
+            .map_err(|_| CodegenError::OperationBuild {
+                op: "umulhi".to_owned(),
+                reason: "umulhi takes integers".to_owned(),
+            })?;
+        let wide: Type<'c> = IntegerType::new(self.context, 2 * bits).into();
+        let a = self.value("arith.extui", &arguments[..1], wide, &[])?;
+        let b = self.value("arith.extui", &arguments[1..2], wide, &[])?;
+        let product = self.value("arith.muli", &[a, b], wide, &[])?;
+        let shift = IntegerAttribute::new(wide, i64::from(bits)).into();
+        let shift = self.value("arith.constant", &[], wide, &[("value", shift)])?;
+        let high = self.value("arith.shrui", &[product, shift], wide, &[])?;
+        self.value("arith.trunci", &[high], result, &[])
+    }
+
+    /// `llvm.call_intrinsic` of `intrinsic` as named.
+    fn plain_intrinsic(
+        &self,
+        intrinsic: &str,
+        arguments: &[Value<'c, '_>],
+        result: Type<'c>,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
         let segments = i32::try_from(arguments.len())
             .expect("invariant: an intrinsic call has far fewer than 2^31 arguments");
         // `llvm.call_intrinsic` takes its arguments plus operand bundles (none here).
@@ -411,12 +505,32 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
         )
     }
 
-    /// `value` from the lane `lane ^ lane_mask` of the warp (`shfl.sync.bfly`, full mask).
+    /// `value` from the lane `lane ^ lane_mask` of the warp (`shfl.sync.bfly`, full mask,
+    /// on NVIDIA; `gpu.shuffle xor` over the 64 lanes of a wave on AMD, which
+    /// `convert-gpu-to-rocdl` lowers to `ds_bpermute_b32`). 32-bit values only.
     pub fn shuffle_xor(
         &self,
         value: Value<'c, '_>,
         lane_mask: i32,
     ) -> Result<Value<'c, 'a>, CodegenError> {
+        if self.vendor == Vendor::Amd {
+            let offset = self.const_i32(lane_mask)?;
+            let width = self.const_i32(self.warp_size as i32)?;
+            let mode = Attribute::parse(self.context, "#gpu<shuffle_mode xor>")
+                .expect("invariant: `#gpu<shuffle_mode xor>` is valid GPU dialect syntax");
+            let i1: Type<'c> = IntegerType::new(self.context, 1).into();
+            let op = self.build_op(
+                "gpu.shuffle",
+                &[value, offset, width],
+                &[value.r#type(), i1],
+                &[("mode", mode)],
+            )?;
+            let op = self.block.append_operation(op);
+            return Ok(op
+                .result(0)
+                .expect("invariant: gpu.shuffle has two results")
+                .into());
+        }
         let all_lanes = self.const_i32(-1)?;
         let offset = self.const_i32(lane_mask)?;
         // 0x1f: the whole warp is one segment, lanes clamp at 31.
@@ -472,7 +586,14 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
     {
         let block = Block::new(&[]);
         {
-            let builder = BodyBuilder::new(self.context, &block, self.location());
+            let builder = BodyBuilder {
+                context: self.context,
+                // SAFETY: `block` is a valid block borrowed for the builder's lifetime.
+                block: unsafe { BlockRef::from_raw(block.to_raw()) },
+                location: std::cell::Cell::new(self.location.get()),
+                vendor: self.vendor,
+                warp_size: self.warp_size,
+            };
             let yielded = branch(&builder)?;
             builder.effect("scf.yield", &yielded, &[])?;
         }

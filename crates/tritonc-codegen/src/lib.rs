@@ -1,7 +1,11 @@
-//! GPU code generation for NVIDIA: builds MLIR (`gpu`, `llvm`, `nvvm`, `arith`, `scf`)
-//! with melior, lowers it through MLIR's NVVM pipeline and LLVM's NVPTX back end to PTX, and checks the PTX with
-//! ptxas. See docs/backend-nvidia.md for the toolchain, the pipeline and the kernel ABI.
+//! GPU code generation for NVIDIA and AMD: builds MLIR (`gpu`, `llvm`, `nvvm`, `arith`,
+//! `scf`) with melior, lowers it through MLIR's NVVM pipeline and LLVM's NVPTX back end
+//! to PTX, and checks the PTX with ptxas; or, for AMD, through MLIR's ROCDL conversion
+//! and LLVM's AMDGPU back end to AMDGCN and a code object linked by ld.lld
+//! ([`amdgpu`]). See docs/backend-nvidia.md and docs/backend-amd.md for the toolchains,
+//! the pipelines and the kernel ABIs.
 
+pub mod amdgpu;
 pub mod body;
 pub mod context;
 pub mod error;
@@ -25,6 +29,6 @@ pub use lower::{
     CompileError, CompileOptions, CompileStage, CompiledKernel,
 };
 pub use module::{KernelModule, KernelParam};
-pub use pipeline::{lower_module, lower_to_ptx, nvvm_pipeline, LoweredModule};
+pub use pipeline::{lower_module, lower_to_ptx, nvvm_pipeline, rocdl_pipeline, LoweredModule};
 pub use ptxas::{Ptxas, PtxasReport};
 pub use target::{Arch, Target, Vendor};

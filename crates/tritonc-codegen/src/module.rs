@@ -1,4 +1,5 @@
-//! An MLIR module holding one `gpu.module` of kernels, as the NVIDIA pipeline expects.
+//! An MLIR module holding one `gpu.module` of kernels, as the NVIDIA and AMD pipelines
+//! expect.
 
 use melior::{
     ir::{
@@ -14,7 +15,7 @@ use melior::{
     Context,
 };
 
-use crate::{body::BodyBuilder, error::CodegenError};
+use crate::{body::BodyBuilder, error::CodegenError, target::Target};
 
 /// One kernel parameter in the Triton-like ABI: pointers first, then scalars.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +39,23 @@ pub struct KernelModule<'c> {
     context: &'c Context,
     module: Module<'c>,
     name: String,
+    target: Target,
 }
 
 impl<'c> KernelModule<'c> {
-    /// An empty `gpu.module @name` inside a `gpu.container_module`.
+    /// An empty `gpu.module @name` inside a `gpu.container_module`, for NVIDIA.
     pub fn new(context: &'c Context, name: &str, location: Location<'c>) -> Self {
+        Self::for_target(context, name, location, Target::nvidia(80))
+    }
+
+    /// An empty `gpu.module @name` inside a `gpu.container_module`, whose kernels are
+    /// built for `target` (their bodies may name only its instructions).
+    pub fn for_target(
+        context: &'c Context,
+        name: &str,
+        location: Location<'c>,
+        target: Target,
+    ) -> Self {
         let mut module = Module::new(location);
         module
             .as_operation_mut()
@@ -62,6 +75,7 @@ impl<'c> KernelModule<'c> {
             context,
             module,
             name: name.to_owned(),
+            target,
         }
     }
 
@@ -207,7 +221,7 @@ impl<'c> KernelModule<'c> {
         let types: Vec<Type<'c>> = params.iter().map(|param| param_type(ctx, *param)).collect();
         let entry = Block::new(&types.iter().map(|ty| (*ty, location)).collect::<Vec<_>>());
         {
-            let builder = BodyBuilder::new(ctx, &entry, location);
+            let builder = BodyBuilder::for_target(ctx, &entry, location, &self.target);
             let args: Vec<Value<'c, '_>> = (0..entry.argument_count())
                 .map(|i| {
                     entry

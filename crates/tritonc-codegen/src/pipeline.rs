@@ -1,4 +1,5 @@
-//! The MLIR pass pipeline from a `gpu.module` of kernels to PTX text.
+//! The MLIR pass pipelines from a `gpu.module` of kernels to PTX text (NVIDIA) or to
+//! AMDGCN and a relocatable object (AMD).
 
 use std::{cell::RefCell, rc::Rc};
 
@@ -12,7 +13,12 @@ use melior::{
     Context,
 };
 
-use crate::{error::CodegenError, module::KernelModule, target::Target};
+use crate::{
+    amdgpu::{AmdgpuOptions, AmdgpuOutput},
+    error::CodegenError,
+    module::KernelModule,
+    target::Target,
+};
 
 /// The textual MLIR pass pipeline lowering every `gpu.module` to the LLVM and NVVM
 /// dialects, ready for LLVM ([`crate::serialize`]).
@@ -35,6 +41,19 @@ pub fn nvvm_pipeline() -> &'static str {
      gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm{index-bitwidth=32}),\
      ensure-debug-info-scope-on-llvm-func{emission-kind=DebugDirectivesOnly},\
      reconcile-unrealized-casts)"
+}
+
+/// The textual MLIR pass pipeline lowering every `gpu.module` to the LLVM and ROCDL
+/// dialects for the AMD processor `chip` (`gfx942`), ready for LLVM
+/// ([`crate::amdgpu`]): as [`nvvm_pipeline`], with `convert-gpu-to-rocdl` (thread ids,
+/// barriers, `gpu.shuffle` as `ds_bpermute`, the HIP runtime's conventions).
+pub fn rocdl_pipeline(chip: &str) -> String {
+    format!(
+        "builtin.module(\
+         gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl{{chipset={chip} index-bitwidth=32 runtime=HIP}}),\
+         ensure-debug-info-scope-on-llvm-func{{emission-kind=DebugDirectivesOnly}},\
+         reconcile-unrealized-casts)"
+    )
 }
 
 /// Collects MLIR diagnostics while attached to a context, as `location: message` lines.
@@ -147,6 +166,72 @@ pub fn lower_module(
     }
 
     let pipeline = nvvm_pipeline();
+    run_passes(kernels, pipeline, &sink)?;
+
+    let name = kernels.name().to_owned();
+    let gpu_module = gpu_module_named(kernels.module(), &name).ok_or_else(|| {
+        CodegenError::MissingGpuModule {
+            module: name.clone(),
+        }
+    })?;
+    let timer = std::env::var_os("TRITONC_MLIR_TIMING").map(|_| std::time::Instant::now());
+    let result =
+        crate::serialize::nvptx_compile(gpu_module, target, fp_fusion, libraries, want_llvm_ir);
+    if let Some(start) = timer {
+        eprintln!(
+            "LLVM (translation, O3, NVPTX) for `{name}`: {:.2} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    result.map_err(|message| {
+        let mut diagnostics = sink.take();
+        diagnostics.push(message);
+        CodegenError::Lowering { diagnostics }
+    })
+}
+
+/// Runs [`rocdl_pipeline`] over the module, then LLVM ([`crate::amdgpu`]) over its
+/// `gpu.module` for the AMD `target`: AMDGCN assembly and a relocatable object (and the
+/// optimized LLVM IR when `want_llvm_ir`). The device-library bitcode `libraries` (ocml,
+/// ockl) are linked when the kernel calls a function it does not define.
+pub fn lower_module_amdgpu(
+    kernels: &mut KernelModule<'_>,
+    target: &Target,
+    options: AmdgpuOptions,
+    libraries: &[std::path::PathBuf],
+    want_llvm_ir: bool,
+) -> Result<AmdgpuOutput, CodegenError> {
+    let context = kernels.context();
+    let sink = DiagnosticSink::attach(context);
+    if !kernels.module().as_operation().verify() {
+        return Err(CodegenError::InvalidModule {
+            diagnostics: sink.take(),
+        });
+    }
+    let pipeline = rocdl_pipeline(&target.chip());
+    run_passes(kernels, &pipeline, &sink)?;
+    let name = kernels.name().to_owned();
+    let gpu_module = gpu_module_named(kernels.module(), &name).ok_or_else(|| {
+        CodegenError::MissingGpuModule {
+            module: name.clone(),
+        }
+    })?;
+    crate::amdgpu::amdgpu_compile(gpu_module, target, options, libraries, want_llvm_ir).map_err(
+        |message| {
+            let mut diagnostics = sink.take();
+            diagnostics.push(message);
+            CodegenError::Lowering { diagnostics }
+        },
+    )
+}
+
+/// Parses `pipeline` and runs it over the module; MLIR's diagnostics go to `sink`.
+fn run_passes(
+    kernels: &mut KernelModule<'_>,
+    pipeline: &str,
+    sink: &DiagnosticSink<'_>,
+) -> Result<(), CodegenError> {
+    let context = kernels.context();
     let manager = PassManager::new(context);
     // The module was verified above; MLIR's verifier after every pass checks MLIR's own
     // passes, which a release build trusts (as LLVM's release pipelines do). Debug builds,
@@ -171,27 +256,7 @@ pub fn lower_module(
             diagnostics: sink.take(),
         });
     }
-
-    let name = kernels.name().to_owned();
-    let gpu_module = gpu_module_named(kernels.module(), &name).ok_or_else(|| {
-        CodegenError::MissingGpuModule {
-            module: name.clone(),
-        }
-    })?;
-    let timer = std::env::var_os("TRITONC_MLIR_TIMING").map(|_| std::time::Instant::now());
-    let result =
-        crate::serialize::nvptx_compile(gpu_module, target, fp_fusion, libraries, want_llvm_ir);
-    if let Some(start) = timer {
-        eprintln!(
-            "LLVM (translation, O3, NVPTX) for `{name}`: {:.2} ms",
-            start.elapsed().as_secs_f64() * 1e3
-        );
-    }
-    result.map_err(|message| {
-        let mut diagnostics = sink.take();
-        diagnostics.push(message);
-        CodegenError::Lowering { diagnostics }
-    })
+    Ok(())
 }
 
 /// The `gpu.module @name` op of the module.

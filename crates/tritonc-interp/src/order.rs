@@ -158,6 +158,10 @@ pub enum ReductionOrderSource {
     /// where the assignment does not cover the function yet).
     #[default]
     Backend,
+    /// The back end's layout assignment and reduction schedule for a given target: on
+    /// AMD's wave64 targets the lane butterfly has a sixth step (lane mask 32), so a
+    /// 16-bit sum rounds differently than on NVIDIA's 32 lanes. Scans as `Backend`.
+    BackendFor(tritonc_target::Target),
     /// Upstream Triton 3.6's GPU lowering: the same reduction trees as `Backend`; scans in
     /// ScanOpToLLVM's layout-dependent order ([`crate::scan_order`]), for comparisons with
     /// kernels compiled by Triton itself.
@@ -172,6 +176,7 @@ impl std::fmt::Debug for ReductionOrderSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReductionOrderSource::Backend => f.write_str("Backend"),
+            ReductionOrderSource::BackendFor(t) => write!(f, "BackendFor({})", t.name()),
             ReductionOrderSource::Triton => f.write_str("Triton"),
             ReductionOrderSource::Sequential => f.write_str("Sequential"),
             ReductionOrderSource::Custom(_) => f.write_str("Custom(..)"),
@@ -190,7 +195,16 @@ pub(crate) fn backend_layouts(
     func: &Function,
     num_warps: u32,
 ) -> Option<tritonc_ttgir::LayoutAssignment> {
-    let options = tritonc_ttgir::GpuOptions::nvidia_sm(num_warps, BACKEND_CAPABILITY);
+    backend_layouts_for(func, num_warps, tritonc_target::Target::nvidia(BACKEND_CAPABILITY))
+}
+
+/// The back end's layout assignment of `func` on `num_warps` warps of `target`.
+pub(crate) fn backend_layouts_for(
+    func: &Function,
+    num_warps: u32,
+    target: tritonc_target::Target,
+) -> Option<tritonc_ttgir::LayoutAssignment> {
+    let options = tritonc_ttgir::GpuOptions::for_target(num_warps, target);
     tritonc_ttgir::assign_layouts_for(func, &options).ok()
 }
 
@@ -213,6 +227,9 @@ impl ReductionOrderSource {
             ReductionOrderSource::Backend | ReductionOrderSource::Triton if !reduces.is_empty() => {
                 crate::order::backend_layouts(func, num_warps)
             }
+            ReductionOrderSource::BackendFor(target) if !reduces.is_empty() => {
+                crate::order::backend_layouts_for(func, num_warps, *target)
+            }
             _ => None,
         };
         let mut out = HashMap::new();
@@ -221,7 +238,9 @@ impl ReductionOrderSource {
             let order = match self {
                 ReductionOrderSource::Sequential => ReductionOrder::sequential(len),
                 ReductionOrderSource::Custom(f) => f(func, op, &shape, axis),
-                ReductionOrderSource::Backend | ReductionOrderSource::Triton => {
+                ReductionOrderSource::Backend
+                | ReductionOrderSource::Triton
+                | ReductionOrderSource::BackendFor(_) => {
                     let sched = assignment
                         .as_ref()
                         .and_then(|a| a.reduction_schedule(func, op).ok())

@@ -333,7 +333,7 @@ pub fn scan_orders_for(
         let axis_ref = &mut axis;
         let len = shape[dim];
         let order = match source {
-            ReductionOrderSource::Backend => Some(ScanOrder::from_schedule(
+            ReductionOrderSource::Backend | ReductionOrderSource::BackendFor(_) => Some(ScanOrder::from_schedule(
                 &ScanSchedule::for_length(len as u64, reverse),
             ))
             .filter(|o| len.is_power_of_two() && o.is_valid())

@@ -184,6 +184,16 @@ impl Target {
         }
     }
 
+    /// Pointer parameters every kernel ends with, after those the launch passes: none on
+    /// NVIDIA; on AMD the global and the profile scratch buffers Triton 3.6's AMD kernels
+    /// end with (so that argument offsets match Triton's), passed null.
+    pub const fn scratch_pointer_params(&self) -> u32 {
+        match self.arch {
+            Arch::Nvidia { .. } => 0,
+            Arch::Amd { .. } => 2,
+        }
+    }
+
     /// The backend field of the specialization key: `cuda` or `hip` (Triton's
     /// `GPUTarget.backend`).
     pub const fn backend(&self) -> &'static str {
@@ -228,7 +238,13 @@ impl Target {
 impl fmt::Display for Target {
     /// The specialization key's form, `backend:arch:warp_size` (`cuda:90:32`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.backend(), self.key_arch(), self.warp_size())
+        write!(
+            f,
+            "{}:{}:{}",
+            self.backend(),
+            self.key_arch(),
+            self.warp_size()
+        )
     }
 }
 
@@ -273,12 +289,19 @@ mod tests {
             assert_eq!(Target::parse(&target.name()), Some(*target));
             let key = target.to_string();
             let mut parts = key.split(':');
-            let (b, a, w) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
+            let (b, a, w) = (
+                parts.next().unwrap(),
+                parts.next().unwrap(),
+                parts.next().unwrap(),
+            );
             assert_eq!(Target::from_key(b, a, w.parse().unwrap()), Some(*target));
             let json = serde_json::to_string(target).unwrap();
             assert_eq!(serde_json::from_str::<Target>(&json).unwrap(), *target);
         }
-        assert_eq!(Target::parse("SM_90A").map(|t| t.name()).as_deref(), Some("sm_90a"));
+        assert_eq!(
+            Target::parse("SM_90A").map(|t| t.name()).as_deref(),
+            Some("sm_90a")
+        );
         assert!(Target::parse("sm_75").is_none());
     }
 

@@ -13,6 +13,7 @@
 mod bounds;
 mod children;
 mod driver;
+pub mod amd;
 pub mod locate;
 
 pub use bounds::{Bounds, MEMORY_VAR, MIN_MEMORY, TIMEOUT_VAR};

@@ -120,7 +120,6 @@ impl Backend {
         spec: &Specialization,
         constexpr_params: &[&str],
     ) -> Result<Compiled, BackendError> {
-        self.nvidia_only()?;
         let target = self.options.target;
         let target_name = target.name();
         let mut cache_use = CacheUse::Off;
@@ -207,7 +206,19 @@ impl Backend {
                 &codegen_options(spec, &self.options),
             )
         })
-        .map_err(|e| unsupported(func, e))?;
+        .map_err(|e| unsupported(func, &self.options.target, e))?;
+        if target.is_amd() {
+            // The code object is the whole output: no PTX, no ptxas.
+            return Ok(CachedCode {
+                entry: compiled.name,
+                ptx: String::new(),
+                num_warps: compiled.num_warps,
+                shared_bytes: compiled.shared_bytes,
+                dynamic_shared: compiled.dynamic_shared,
+                cubin: compiled.code_object,
+                ptxas: None,
+            });
+        }
         let ptx = compiled.ptx;
         let (cubin, ptxas) = match &self.ptxas {
             Some(Ok(ptxas)) => {
@@ -246,9 +257,8 @@ impl Backend {
         spec: &Specialization,
         stage: crate::target::Stage,
     ) -> Result<String, BackendError> {
-        use tritonc_codegen::{compile_to_llvm_ir_in, compile_to_mlir};
+        use tritonc_codegen::{compile_to_llvm_ir_in, compile_to_mlir, compile_to_ptx_in};
 
-        self.nvidia_only()?;
         let options = codegen_options(spec, &self.options);
         let text = match stage {
             crate::target::Stage::Mlir => {
@@ -259,6 +269,11 @@ impl Backend {
                 let target = self.options.target;
                 compile_to_llvm_ir_in(context, func, sources, &target, &options)
             }),
+            crate::target::Stage::Amdgcn => with_context(|context| {
+                let target = self.options.target;
+                compile_to_ptx_in(context, func, sources, &target, &options)
+                    .map(|kernel| kernel.amdgcn.unwrap_or_default())
+            }),
             other => {
                 return Err(BackendError::Internal(format!(
                     "`{}` is not an intermediate stage of the back end",
@@ -266,7 +281,7 @@ impl Backend {
                 )))
             }
         };
-        text.map_err(|e| unsupported(func, e))
+        text.map_err(|e| unsupported(func, &self.options.target, e))
     }
 
     /// Without the `mlir` feature there is no back end.
@@ -282,18 +297,6 @@ impl Backend {
             "`--emit {}`",
             stage.name()
         ))))
-    }
-
-    /// Refuses targets other than NVIDIA's.
-    fn nvidia_only(&self) -> Result<(), BackendError> {
-        let target = self.options.target;
-        if target.vendor() != crate::target::Vendor::Nvidia {
-            return Err(BackendError::Unavailable(format!(
-                "the AMD back end (`--target {}`) is not available yet",
-                target.name()
-            )));
-        }
-        Ok(())
     }
 
     /// Without the `mlir` feature there is no back end.
@@ -312,10 +315,18 @@ impl Backend {
 
 /// A code generator error as the diagnostic for "this kernel cannot be compiled yet".
 #[cfg(feature = "mlir")]
-fn unsupported(func: &Function, e: tritonc_codegen::CompileError) -> BackendError {
+fn unsupported(
+    func: &Function,
+    target: &Target,
+    e: tritonc_codegen::CompileError,
+) -> BackendError {
+    let vendor = match target.vendor() {
+        crate::target::Vendor::Nvidia => "NVIDIA",
+        crate::target::Vendor::Amd => "AMD",
+    };
     let mut d = Diagnostic::error(
         codes::BACKEND_UNSUPPORTED,
-        format!("the NVIDIA back end cannot compile `{}`: {e}", func.name),
+        format!("the {vendor} back end cannot compile `{}`: {e}", func.name),
     );
     if let Some(span) = e.span {
         d = d.with_primary(span, format!("{}", e.stage));
@@ -333,6 +344,7 @@ fn codegen_options(
         num_warps: spec.options.num_warps,
         fp_fusion: options.fp_fusion,
         num_stages: spec.options.num_stages,
+        waves_per_eu: 0,
     }
 }
 
@@ -360,9 +372,29 @@ fn bundle_of(
     let params = tritonc_bundle::abi_in_declaration_order(spec, constexpr_params)
         .map_err(|e| BackendError::Internal(e.to_string()))?;
     let key = spec.key();
+    let amd = options.target.is_amd();
+    // AMD kernels end with Triton's global and profile scratch pointers (passed null).
+    let hidden_params = if amd {
+        let passed = params.iter().filter(|p| p.role.is_passed()).count() as u32;
+        (0..options.target.scratch_pointer_params())
+            .map(|i| tritonc_bundle::HiddenParam {
+                index: passed + i,
+                kind: tritonc_bundle::HiddenParamKind::GlobalScratch {
+                    bytes_per_program: 0,
+                    align: 1,
+                },
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let bundle = Bundle {
         meta: tritonc_bundle::BundleMeta {
-            format_version: tritonc_bundle::FORMAT_VERSION,
+            format_version: if amd {
+                tritonc_bundle::AMD_FORMAT_VERSION
+            } else {
+                tritonc_bundle::FORMAT_VERSION
+            },
             entry: code.entry,
             target: options.target.name(),
             key_hash: key.hash_hex(),
@@ -381,10 +413,14 @@ fn bundle_of(
                 code.shared_bytes
             },
             params,
-            hidden_params: Vec::new(),
+            hidden_params,
             reduction_layouts: None,
             ptxas: code.ptxas,
-            min_driver_version: tritonc_bundle::min_driver_for_ptx(&code.ptx),
+            min_driver_version: if amd {
+                None
+            } else {
+                tritonc_bundle::min_driver_for_ptx(&code.ptx)
+            },
         },
         ptx: code.ptx,
         cubin: code.cubin,
@@ -528,6 +564,12 @@ pub fn describe(bundle: &Bundle) -> String {
             ", {} registers, {} bytes spill stores, {} bytes spill loads, {} bytes smem",
             r.registers, r.spill_stores, r.spill_loads, r.shared_bytes
         )),
+        None if bundle.meta.format_version == tritonc_bundle::AMD_FORMAT_VERSION => s.push_str(
+            &format!(
+                ", code object of {} bytes",
+                bundle.cubin.as_ref().map_or(0, Vec::len)
+            ),
+        ),
         None => s.push_str(", PTX only"),
     }
     s.push(')');

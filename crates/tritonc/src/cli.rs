@@ -77,8 +77,9 @@ pub struct CompileArgs {
     /// The target architecture: sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942.
     #[arg(long, value_name = "ARCH", default_value = "sm_90")]
     pub target: String,
-    /// Stages to emit, comma-separated: ttir, ttgir, mlir, llir, ptx, cubin, c (default:
-    /// write a bundle per variant; `c` writes FILE_STEM.h and FILE_STEM.c, docs/c.md).
+    /// Stages to emit, comma-separated: ttir, ttgir, mlir, llir, then ptx, cubin, c for
+    /// NVIDIA targets or amdgcn for AMD ones (default: write a bundle per variant; `c`
+    /// writes FILE_STEM.h and FILE_STEM.c, docs/c.md).
     #[arg(long, value_name = "STAGES", value_delimiter = ',')]
     pub emit: Option<Vec<String>>,
     /// Directory to write the emitted files and bundles to (text stages print to stdout

@@ -278,7 +278,9 @@ tritonc compile kernel.py --target sm_90
         summary: "`--emit` names no known stage",
         explanation: "\
 `--emit` takes a comma-separated list of pipeline stages: `ttir` (the tile IR), `ttgir`
-(with layouts), `mlir`, `llir`, `ptx`, `cubin`.
+(with layouts), `mlir`, `llir`, then `ptx`, `cubin`, `c` for NVIDIA targets or `amdgcn`
+for AMD ones. A stage of the other vendor's targets (`--emit ptx --target gfx942`) is
+refused with this code too.
 
 ## Example
 

@@ -16,6 +16,8 @@ pub enum Stage {
     Llir,
     /// PTX assembly.
     Ptx,
+    /// AMDGCN assembly (AMD targets).
+    Amdgcn,
     /// A cubin (binary).
     Cubin,
     /// C: a header and a source file embedding the cubin and PTX, one launch function
@@ -25,12 +27,13 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 7] = [
+    pub const ALL: [Stage; 8] = [
         Stage::Ttir,
         Stage::Ttgir,
         Stage::Mlir,
         Stage::Llir,
         Stage::Ptx,
+        Stage::Amdgcn,
         Stage::Cubin,
         Stage::C,
     ];
@@ -43,6 +46,7 @@ impl Stage {
             Stage::Mlir => "mlir",
             Stage::Llir => "llir",
             Stage::Ptx => "ptx",
+            Stage::Amdgcn => "amdgcn",
             Stage::Cubin => "cubin",
             Stage::C => "c",
         }
@@ -56,11 +60,11 @@ impl Stage {
         }
     }
 
-    /// How a line comment starts in the stage's text: `;` in LLVM IR, `//` in MLIR (the
-    /// tile IR and ttgir are printed as MLIR) and PTX.
+    /// How a line comment starts in the stage's text: `;` in LLVM IR and AMDGCN, `//` in
+    /// MLIR (the tile IR and ttgir are printed as MLIR) and PTX.
     pub fn comment(self) -> &'static str {
         match self {
-            Stage::Llir => ";",
+            Stage::Llir | Stage::Amdgcn => ";",
             _ => "//",
         }
     }

@@ -166,3 +166,357 @@ fn verify_over_amd_bundles_picks_the_amd_launcher() {
     check_no_amd_gpu(&o);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------------------------
+// tritonc's own AMD back end: `tritonc compile --target gfx90a|gfx942`.
+// ---------------------------------------------------------------------------------------
+
+/// One fixture of scripts/triton_amd_reference.py: a kernel, its specialization, and what
+/// upstream Triton 3.6 built for it.
+struct TritonAmd {
+    what: String,
+    file: String,
+    kernel: String,
+    signature: String,
+    num_warps: u64,
+    arch: String,
+    /// `.args` of Triton's code object: (offset, size, value kind, address space).
+    args: Vec<(u64, u64, String, String)>,
+    kernarg_bytes: u64,
+}
+
+fn triton_amd_fixtures() -> Vec<TritonAmd> {
+    let dir = root().join("tests/fixtures/triton_amd");
+    let mut out = Vec::new();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/fixtures/triton_amd")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("fixture")).expect("JSON");
+        let s = |k: &str| v[k].as_str().expect("string").to_string();
+        let meta = &v["metadata"];
+        out.push(TritonAmd {
+            what: path.file_stem().unwrap().to_string_lossy().into_owned(),
+            file: s("file"),
+            kernel: s("kernel"),
+            signature: s("signature"),
+            num_warps: v["num_warps"].as_u64().expect("num_warps"),
+            arch: s("arch"),
+            args: meta["args"]
+                .as_array()
+                .expect("args")
+                .iter()
+                .map(|a| {
+                    (
+                        a["offset"].as_u64().expect("offset"),
+                        a["size"].as_u64().expect("size"),
+                        a["value_kind"].as_str().expect("kind").to_string(),
+                        a["address_space"].as_str().unwrap_or("").to_string(),
+                    )
+                })
+                .collect(),
+            kernarg_bytes: meta["kernarg_segment_size"].as_u64().expect("kernarg size"),
+        });
+    }
+    assert!(out.len() >= 12, "fixtures missing: {}", out.len());
+    out
+}
+
+/// Compiles the fixture's kernel with tritonc into `dir`; returns the bundle directory.
+fn compile_amd(fx: &TritonAmd, dir: &Path) -> PathBuf {
+    let warps = fx.num_warps.to_string();
+    let o = tritonc_in(
+        &root(),
+        &[
+            "compile",
+            &fx.file,
+            "--kernel",
+            &fx.kernel,
+            "--target",
+            &fx.arch,
+            "--signature",
+            &fx.signature,
+            "--num-warps",
+            &warps,
+            "-o",
+            dir.to_str().expect("utf-8 temp dir"),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}: {}", fx.what, o.stderr);
+    let bundles: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("output dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert_eq!(bundles.len(), 1, "{}: {bundles:?}", fx.what);
+    bundles.into_iter().next().unwrap()
+}
+
+/// `.args` of the first kernel of a code object, from `llvm-readelf --notes`.
+fn code_object_args(hsaco: &Path) -> (Vec<(u64, u64, String, String)>, u64) {
+    let out = std::process::Command::new("llvm-readelf-22")
+        .arg("--notes")
+        .arg(hsaco)
+        .output()
+        .expect("llvm-readelf-22 runs (Debian's llvm-22)");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut args: Vec<(u64, u64, String, String)> = Vec::new();
+    let mut kernarg = 0;
+    let mut in_args = false;
+    for raw in text.lines() {
+        let line = raw.trim();
+        let indent = raw.len() - raw.trim_start().len();
+        if line.starts_with(".args:") {
+            in_args = true;
+            continue;
+        }
+        let (dash, body) = match line.strip_prefix("- ") {
+            Some(b) => (true, b),
+            None => (false, line),
+        };
+        let Some((key, value)) = body.strip_prefix('.').and_then(|b| b.split_once(':')) else {
+            continue;
+        };
+        let value = value.trim();
+        if in_args && indent >= 6 {
+            if dash {
+                args.push((0, 0, String::new(), String::new()));
+            }
+            let a = args.last_mut().expect("an argument");
+            match key {
+                "offset" => a.0 = value.parse().expect("offset"),
+                "size" => a.1 = value.parse().expect("size"),
+                "value_kind" => a.2 = value.to_string(),
+                "address_space" => a.3 = value.to_string(),
+                _ => {}
+            }
+            continue;
+        }
+        in_args = false;
+        if key == "kernarg_segment_size" {
+            kernarg = value.parse().expect("kernarg size");
+        }
+    }
+    (args, kernarg)
+}
+
+/// Every memory-bound example and Triton tutorial kernel compiles for gfx90a and gfx942,
+/// and its code object's kernel-argument metadata (offsets, sizes, kinds, address spaces,
+/// hidden arguments included) and kernarg size are those of the code object upstream
+/// Triton 3.6 builds for the same kernel and specialization.
+#[test]
+fn amd_code_objects_have_tritons_kernel_argument_metadata() {
+    for fx in triton_amd_fixtures() {
+        let dir = std::env::temp_dir().join(format!(
+            "tritonc-amd-meta-{}-{}",
+            std::process::id(),
+            fx.what
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let bundle = compile_amd(&fx, &dir);
+        let meta: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(bundle.join("bundle.json")).expect("bundle.json"),
+        )
+        .expect("JSON");
+        assert_eq!(meta["format_version"], AMD_FORMAT_VERSION, "{}", fx.what);
+        assert_eq!(meta["target"], fx.arch.as_str(), "{}", fx.what);
+        let (args, kernarg) = code_object_args(&bundle.join("kernel.hsaco"));
+        assert_eq!(args, fx.args, "{}: kernel arguments", fx.what);
+        assert_eq!(kernarg, fx.kernarg_bytes, "{}: kernarg size", fx.what);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// The code objects disassemble with `llvm-objdump --mcpu=ARCH`: every instruction is one
+/// the processor has, a reduction crosses lanes, and the kernel ends.
+#[test]
+fn amd_code_objects_disassemble_for_their_processor() {
+    for fx in triton_amd_fixtures() {
+        let dir = std::env::temp_dir().join(format!(
+            "tritonc-amd-dis-{}-{}",
+            std::process::id(),
+            fx.what
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let bundle = compile_amd(&fx, &dir);
+        let out = std::process::Command::new("llvm-objdump-22")
+            .args(["-d", &format!("--mcpu={}", fx.arch)])
+            .arg(bundle.join("kernel.hsaco"))
+            .output()
+            .expect("llvm-objdump-22 runs (Debian's llvm-22)");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            fx.what,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains(&format!("<{}>:", fx.kernel)),
+            "{}: no kernel symbol",
+            fx.what
+        );
+        assert!(text.contains("s_endpgm"), "{}", fx.what);
+        assert!(
+            !text.contains("<unknown>"),
+            "{}: undecodable words\n{text}",
+            fx.what
+        );
+        assert!(text.contains("global_load"), "{}: no global load", fx.what);
+        if fx.kernel != "add_kernel" {
+            // Row reductions over 64 lanes: the partner lane's value comes through
+            // ds_swizzle/ds_bpermute (or DPP).
+            assert!(
+                text.contains("ds_swizzle")
+                    || text.contains("ds_bpermute")
+                    || text.contains("row_"),
+                "{}: no cross-lane op",
+                fx.what
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// `--emit amdgcn` prints the assembly of a code-object-v5 kernel for the processor;
+/// PTX is not a stage of an AMD target, nor AMDGCN of an NVIDIA one.
+#[test]
+fn emit_amdgcn_and_the_stages_of_each_vendor() {
+    let args = |target: &str, emit: &str| {
+        tritonc_in(
+            &root(),
+            &[
+                "compile",
+                "examples/softmax.py",
+                "--target",
+                target,
+                "--signature",
+                "*fp16:16, *fp16:16, i32, i32, i32, 1024",
+                "--emit",
+                emit,
+            ],
+        )
+    };
+    let o = args("gfx942", "amdgcn");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\""),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains(".amdhsa_code_object_version 5"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("v_exp_f32"), "{}", o.stdout);
+    let o = args("gfx90a", "llir");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("amdgpu_kernel void @softmax_kernel"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("\"amdgpu-flat-work-group-size\"=\"1,256\""),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("amdhsa_code_object_version\", i32 500"),
+        "{}",
+        o.stdout
+    );
+    let o = args("gfx942", "ttgir");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("\"ttg.threads-per-warp\" = 64 : i32"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("\"ttg.target\" = \"hip:gfx942\""),
+        "{}",
+        o.stdout
+    );
+    for (target, emit) in [("gfx942", "ptx"), ("gfx90a", "cubin"), ("sm_90", "amdgcn")] {
+        let o = args(target, emit);
+        assert_eq!(o.code, 2, "{target} {emit}: {}", o.stderr);
+        assert!(o.stderr.contains("is not a stage of"), "{}", o.stderr);
+    }
+}
+
+/// A kernel the AMD back end cannot lower yet is refused at its span with the reason:
+/// fp8 conversions are NVIDIA inline assembly here.
+#[test]
+fn nvidia_only_ops_are_refused_for_amd_at_their_span() {
+    let dir = std::env::temp_dir().join(format!("tritonc-amd-refuse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(
+        dir.join("k.py"),
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n\
+         def k(x_ptr, y_ptr):\n    offs = tl.arange(0, 64)\n    x = tl.load(x_ptr + offs)\n    \
+         tl.store(y_ptr + offs, x.to(tl.float8e5))\n",
+    )
+    .expect("kernel");
+    let o = tritonc_in(
+        &dir,
+        &[
+            "compile",
+            "k.py",
+            "--target",
+            "gfx942",
+            "--signature",
+            "*fp32:16, *fp8e5:16",
+            "-o",
+            "out",
+        ],
+    );
+    assert_eq!(o.code, 4, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("the AMD back end cannot compile `k`"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("no AMD lowering yet"), "{}", o.stderr);
+    assert!(o.stderr.contains("k.py:9"), "{}", o.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A bundle tritonc compiled for gfx942 goes to the HIP launcher, which loads it as far as
+/// a machine without an AMD GPU allows (exit 3; exit 4 in a build without `hip`).
+#[test]
+fn run_over_a_tritonc_amd_bundle_picks_the_amd_launcher() {
+    let dir = std::env::temp_dir().join(format!("tritonc-amd-own-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = tritonc_in(
+        &root(),
+        &[
+            "compile",
+            "--spec",
+            "examples/vector_add.toml",
+            "--target",
+            "gfx942",
+            "-o",
+            dir.to_str().expect("utf-8 temp dir"),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = tritonc_in(
+        &root(),
+        &[
+            "run",
+            "examples/vector_add.toml",
+            "--bundle",
+            dir.to_str().expect("utf-8 temp dir"),
+        ],
+    );
+    check_no_amd_gpu(&o);
+    let _ = std::fs::remove_dir_all(&dir);
+}

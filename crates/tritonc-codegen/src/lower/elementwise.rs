@@ -345,10 +345,18 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 "`{symbol}` is not a libdevice function; only libdevice is linked"
             )));
         }
+        // AMD: the same function from ocml (`__nv_expf` is `__ocml_exp_f32`).
+        let symbol = if self.b.is_amd() {
+            let fp64 = result_ty == Type::float64(self.b.context());
+            crate::amdgpu::ocml::ocml_symbol(symbol, fp64).ok_or_else(|| {
+                self.error(format!("`{symbol}` has no ocml counterpart"))
+            })?
+        } else {
+            symbol.to_string()
+        };
         let arg_types: Vec<Type<'c>> = args.iter().map(|v| v.r#type()).collect();
-        self.externs
-            .insert(symbol.to_string(), (arg_types, result_ty));
-        self.mlir(self.b.call(symbol, args, result_ty))
+        self.externs.insert(symbol.clone(), (arg_types, result_ty));
+        self.mlir(self.b.call(&symbol, args, result_ty))
     }
 
     fn intrinsic_f32(

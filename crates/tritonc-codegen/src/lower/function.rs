@@ -10,7 +10,7 @@ use melior::ir::{
 };
 use tritonc_diagnostics::SourceMap;
 use tritonc_ir::{ConstValue, DType, Elem, Function, OpId, OpKind};
-use tritonc_ttgir::{Layout, LayoutAssignment, LinearLayout, WARP_SIZE};
+use tritonc_ttgir::{Layout, LayoutAssignment, LinearLayout};
 
 use super::{mlir_location, CompileOptions, LowerError};
 use crate::body::BodyBuilder;
@@ -100,8 +100,8 @@ pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     pub requires_sm: Option<(u32, Option<tritonc_diagnostics::Span>, String)>,
     /// External functions called (libdevice), with their argument and result types.
     pub externs: std::collections::BTreeMap<String, (Vec<Type<'c>>, Type<'c>)>,
-    /// The compute capability compiled for.
-    pub target_sm: u32,
+    /// The target compiled for.
+    pub target: crate::target::Target,
     /// The lowered shared buffers of the GPU IR and their views (`buffers.rs`).
     pub views: HashMap<tritonc_ir::Value, super::buffers::SharedView<'c, 'a>>,
     /// Shared buffers allocated and not yet deallocated.
@@ -159,7 +159,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             current_op: None,
             externs: std::collections::BTreeMap::new(),
             requires_sm: None,
-            target_sm: 0,
+            target: crate::target::Target::nvidia(80),
             views: HashMap::new(),
             live_buffers: 0,
             pipe_bytes: 0,
@@ -217,9 +217,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         }
         let b = self.b;
         let tid = self.mlir(b.thread_id_x())?;
-        let mask = self.mlir(b.const_i32(WARP_SIZE as i32 - 1))?;
+        let warp_size = b.warp_size();
+        let mask = self.mlir(b.const_i32(warp_size as i32 - 1))?;
         let lane = self.mlir(b.binary("arith.andi", tid, mask))?;
-        let five = self.mlir(b.const_i32(WARP_SIZE.trailing_zeros() as i32))?;
+        let five = self.mlir(b.const_i32(warp_size.trailing_zeros() as i32))?;
         let warp = self.mlir(b.binary("arith.shrui", tid, five))?;
         self.thread = Some((warp, lane));
         Ok((warp, lane))
@@ -550,6 +551,20 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::While => self.lower_while(op),
             OpKind::GetProgramId { axis } => {
                 let v = self.mlir(b.gpu_index("gpu.block_id", axis))?;
+                self.set(op, Lowered::scalar(v));
+                Ok(())
+            }
+            OpKind::GetNumPrograms { axis } if b.is_amd() => {
+                // ockl's `__ockl_get_num_groups(dim)` (i64), as Triton's AMD back end asks
+                // for it: `gpu.grid_dim` lowered for ROCDL with 32-bit indices mixes i64
+                // into i32 arithmetic.
+                let i64t: Type<'c> = IntegerType::new(b.context(), 64).into();
+                let i32t: Type<'c> = IntegerType::new(b.context(), 32).into();
+                let dim = self.mlir(b.const_i32(axis as i32))?;
+                let symbol = "__ockl_get_num_groups";
+                self.externs.insert(symbol.to_string(), (vec![i32t], i64t));
+                let wide = self.mlir(b.call(symbol, &[dim], i64t))?;
+                let v = self.mlir(b.value("arith.trunci", &[wide], i32t, &[]))?;
                 self.set(op, Lowered::scalar(v));
                 Ok(())
             }

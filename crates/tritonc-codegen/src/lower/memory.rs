@@ -16,7 +16,6 @@ use tritonc_ir::{DType, Elem, OpId};
 use super::function::{dtype_type, FunctionLowering, Lowered};
 use super::LowerError;
 use crate::body::IntPredicate;
-use tritonc_ttgir::WARP_SIZE;
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     fn pointee(&self, ptr: tritonc_ir::Value) -> Result<DType, LowerError> {
@@ -163,7 +162,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             };
             (zero_bits(&linear.lanes), zero_bits(&linear.warps))
         } else {
-            (WARP_SIZE - 1, u32::MAX >> 1)
+            (self.b.warp_size() - 1, u32::MAX >> 1)
         };
         if lane_bits == 0 && warp_bits == 0 {
             return Ok(None);
@@ -191,7 +190,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         self.mlir(self.b.const_i32(v))
     }
 
-    fn vector_type(&self, elem: Type<'c>, n: usize) -> Result<Type<'c>, LowerError> {
+    pub(super) fn vector_type(&self, elem: Type<'c>, n: usize) -> Result<Type<'c>, LowerError> {
         Type::parse(self.b.context(), &format!("vector<{n}x{elem}>"))
             .ok_or_else(|| self.error(format!("cannot form vector<{n}x{elem}>")))
     }
@@ -352,6 +351,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 })
                 .collect();
         };
+        if b.is_amd() {
+            return self.masked_load_amdgpu(addr, pred, others, dtype, vec);
+        }
         let (word_bits, nwords) = self.word_bits(bits, vec)?;
         let per_word = vec / nwords;
         let word: Type = IntegerType::new(ctx, word_bits).into();
@@ -444,6 +446,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             self.mlir(b.effect("llvm.store", &[value, addr], &[("alignment", align)]))?;
             return Ok(());
         };
+        if b.is_amd() {
+            return self.masked_store_amdgpu(addr, values, pred, dtype, vec);
+        }
         let (word_bits, nwords) = self.word_bits(bits, vec)?;
         let per_word = vec / nwords;
         let letter = constraint_letter(word_bits);

@@ -12,6 +12,7 @@
 //! carries the Python `file:line:col` of the tile op it came from.
 
 mod affine;
+mod amd_memory;
 mod atomic;
 mod buffers;
 mod control;
@@ -36,8 +37,9 @@ use tritonc_ir::{DType, Function, Type};
 use tritonc_ttgir::{lower_to_gpu_ir, GpuOptions, LayoutAssignment};
 
 use crate::{
-    context::codegen_context, error::CodegenError, libdevice::locate_libdevice,
-    module::KernelModule, module::KernelParam, pipeline::lower_module, target::Target,
+    amdgpu::AmdgpuOptions, context::codegen_context, error::CodegenError,
+    libdevice::locate_libdevice, module::KernelModule, module::KernelParam,
+    pipeline::{lower_module, lower_module_amdgpu}, target::Target,
 };
 
 /// The name of the shared-memory array every kernel's scratch lives in.
@@ -59,6 +61,9 @@ pub struct CompileOptions {
     /// buffers per operand, filled by `cp.async` `num_stages − 1` iterations ahead
     /// (`lower/pipeline.rs`); below 2, no pipelining.
     pub num_stages: u32,
+    /// AMD only: Triton's `waves_per_eu`, the occupancy LLVM's AMDGPU back end aims at
+    /// (`amdgpu-waves-per-eu`); 0 leaves it to LLVM.
+    pub waves_per_eu: u32,
 }
 
 impl Default for CompileOptions {
@@ -67,6 +72,7 @@ impl Default for CompileOptions {
             num_warps: 4,
             fp_fusion: true,
             num_stages: 3,
+            waves_per_eu: 0,
         }
     }
 }
@@ -87,8 +93,12 @@ pub struct AbiParam {
 /// A kernel compiled to PTX, with what a launcher needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompiledKernel {
-    /// The PTX text.
+    /// The PTX text (empty for AMD).
     pub ptx: String,
+    /// AMD only: the AMDGCN assembly (`--emit amdgcn`).
+    pub amdgcn: Option<String>,
+    /// AMD only: the code object (HSACO) linked by ld.lld.
+    pub code_object: Option<Vec<u8>>,
     /// The `.entry` name.
     pub name: String,
     /// Warps per CTA: launch with `32 * num_warps` threads.
@@ -98,10 +108,14 @@ pub struct CompiledKernel {
     /// Whether the shared memory is dynamic (an `.extern .shared` array, used above the
     /// 48 KiB static limit): launch with `shared_bytes` of dynamic shared memory (and,
     /// above 48 KiB, opt in with `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
-    /// Otherwise it is static and nothing is passed at launch.
+    /// Otherwise it is static and nothing is passed at launch. On AMD any LDS is dynamic,
+    /// as in Triton's AMD kernels.
     pub dynamic_shared: bool,
     /// The parameters, in order.
     pub abi: Vec<AbiParam>,
+    /// Pointer parameters after `abi` ([`Target::scratch_pointer_params`]: on AMD,
+    /// Triton's global and profile scratch pointers, which the launcher passes as null).
+    pub hidden_pointers: u32,
 }
 
 /// The stage a compilation failed in.
@@ -261,6 +275,9 @@ fn compile_in(
     want_llvm_ir: bool,
 ) -> Result<(CompiledKernel, Option<String>), CompileError> {
     let mut built = build_module(context, func, sources, target, options)?;
+    if target.is_amd() {
+        return compile_amdgpu(built, func, target, options, want_llvm_ir);
+    }
     if let Some((sm, span, why)) = &built.requires_sm {
         if target.capability() < *sm {
             return Err(CompileError {
@@ -298,11 +315,81 @@ fn compile_in(
     })?;
     let kernel = CompiledKernel {
         ptx: lowered.ptx,
+        amdgcn: None,
+        code_object: None,
         name: func.name.clone(),
         num_warps: options.num_warps,
         shared_bytes: built.shared_bytes,
         dynamic_shared: built.dynamic_shared,
         abi: built.abi,
+        hidden_pointers: 0,
+    };
+    Ok((kernel, lowered.llvm_ir))
+}
+
+/// The AMD half of [`compile_in`]: ROCDL, LLVM's AMDGPU back end, ld.lld.
+fn compile_amdgpu(
+    mut built: BuiltModule<'_>,
+    func: &Function,
+    target: &Target,
+    options: &CompileOptions,
+    want_llvm_ir: bool,
+) -> Result<(CompiledKernel, Option<String>), CompileError> {
+    use tritonc_toolchain::amd;
+    let environment = |message: String| CompileError {
+        stage: CompileStage::Mlir,
+        message,
+        span: func.loc.known_span(),
+    };
+    let mut libraries = Vec::new();
+    if !built.externs.is_empty() {
+        let dir = amd::find_device_libs().ok_or_else(|| {
+            environment(format!(
+                "`{}` needs the ROCm device libraries (ocml, ockl), which were not found in {}: \
+                 install Debian's rocm-device-libs (scripts/install-deps.sh) or set \
+                 TRITONC_ROCM_DEVICE_LIBS",
+                built.externs.join("`, `"),
+                amd::DEVICE_LIBS_SEARCH
+            ))
+        })?;
+        libraries.extend(amd::DEVICE_LIBRARIES.iter().map(|f| dir.join(f)));
+    }
+    let amd_options = AmdgpuOptions {
+        threads: options.num_warps * target.warp_size(),
+        waves_per_eu: options.waves_per_eu,
+        fp_fusion: options.fp_fusion,
+    };
+    let lowered = lower_module_amdgpu(
+        &mut built.kernels,
+        target,
+        amd_options,
+        &libraries,
+        want_llvm_ir,
+    )
+    .map_err(|e| CompileError {
+        stage: CompileStage::Mlir,
+        message: e.to_string(),
+        span: None,
+    })?;
+    let lld = amd::find_lld().ok_or_else(|| {
+        environment(format!(
+            "linking an AMD code object needs ld.lld, which was not found in {}: install \
+             Debian's lld-22 (scripts/install-deps.sh) or set TRITONC_LLD",
+            amd::LLD_SEARCH
+        ))
+    })?;
+    let code_object =
+        crate::amdgpu::link::link_code_object(&lld, &lowered.object).map_err(environment)?;
+    let kernel = CompiledKernel {
+        ptx: String::new(),
+        amdgcn: Some(lowered.assembly),
+        code_object: Some(code_object),
+        name: func.name.clone(),
+        num_warps: options.num_warps,
+        shared_bytes: built.shared_bytes,
+        dynamic_shared: built.dynamic_shared,
+        abi: built.abi,
+        hidden_pointers: target.scratch_pointer_params(),
     };
     Ok((kernel, lowered.llvm_ir))
 }
@@ -367,13 +454,21 @@ fn build_module<'c>(
     }
 
     let fn_loc = mlir_location(context, sources, &func.loc);
-    let kernels = KernelModule::new(context, &format!("{}_module", func.name), fn_loc);
+    let kernels =
+        KernelModule::for_target(context, &format!("{}_module", func.name), fn_loc, *target);
     let threads = options.num_warps * target.warp_size();
+    // AMD: Triton's scratch pointers close the list (Target::scratch_pointer_params).
+    params.extend(
+        (0..target.scratch_pointer_params()).map(|_| KernelParam::GlobalPtr { align: None }),
+    );
+    // NVIDIA: `.maxntid`. AMD: the flat work-group size is set on the LLVM function
+    // (cpp/amdgpu.cpp), as Triton sets it, without a required work-group size.
+    let block_size = (!target.is_amd()).then_some(threads);
     let mut shared_bytes = 0u32;
     let mut externs = Vec::new();
     let mut requires_sm = None;
     let mut lowering_error = None;
-    let built = kernels.add_kernel(&func.name, &params, Some(threads), fn_loc, |b, args| {
+    let built = kernels.add_kernel(&func.name, &params, block_size, fn_loc, |b, args| {
         let arena = function::BuilderArena::default();
         let mut lowering = function::FunctionLowering::new(
             b,
@@ -384,7 +479,7 @@ fn build_module<'c>(
             options,
             args.to_vec(),
         );
-        lowering.target_sm = target.capability();
+        lowering.target = *target;
         match lowering.run() {
             Ok(()) => {
                 shared_bytes = lowering.shared_bytes();
@@ -422,7 +517,13 @@ fn build_module<'c>(
             span: func.loc.known_span(),
         });
     }
-    let dynamic_shared = shared_bytes > STATIC_SHARED_LIMIT;
+    // AMD: dynamic LDS (an external array sized at launch) whatever its size, as Triton's
+    // AMD kernels declare it, so that the code object's metadata is Triton's.
+    let dynamic_shared = if target.is_amd() {
+        shared_bytes > 0
+    } else {
+        shared_bytes > STATIC_SHARED_LIMIT
+    };
     if shared_bytes > 0 {
         let i8_type = melior::ir::r#type::IntegerType::new(context, 8).into();
         let declared = if dynamic_shared {

@@ -13,7 +13,7 @@ use crate::exit::Exit;
 use crate::frontend::{analyze_file, KernelSummary};
 use crate::input::{not_a_file, read_source};
 use crate::output::{write_to, Output, Stream};
-use crate::target::{Stage, Target, TARGETS};
+use crate::target::{Stage, Target, Vendor, TARGETS};
 
 /// What to compile, with every option validated.
 #[derive(Debug, Clone)]
@@ -234,7 +234,7 @@ fn emit_text_stage(
     let result = match stage {
         Stage::Ttir => emit_ttir(kernel, bound, request, &mut warnings),
         Stage::Ttgir => super::compile_backend::emit_ttgir(kernel, bound, request, &mut warnings),
-        Stage::Mlir | Stage::Llir => {
+        Stage::Mlir | Stage::Llir | Stage::Amdgcn => {
             super::compile_backend::emit_ir(kernel, bound, request, stage, sources, &mut warnings)
         }
         // Handled by the back end, once for both: one compilation gives the PTX and the
@@ -399,6 +399,31 @@ pub(crate) fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec
     }
     stages.sort();
     stages.dedup();
+    if let Some(target) = target {
+        for &stage in &stages {
+            let other_vendor = match target.vendor() {
+                Vendor::Amd => matches!(stage, Stage::Ptx | Stage::Cubin | Stage::C),
+                Vendor::Nvidia => stage == Stage::Amdgcn,
+            };
+            if other_vendor {
+                errors.push(
+                    Diagnostic::error(
+                        codes::UNKNOWN_EMIT_STAGE,
+                        format!(
+                            "`--emit {}` is not a stage of `--target {}`",
+                            stage.name(),
+                            target.name()
+                        ),
+                    )
+                    .with_help(
+                        "NVIDIA targets emit ptx, cubin and c; AMD targets emit amdgcn (the \
+                         bundle holds the code object); every target emits ttir, ttgir, \
+                         mlir and llir",
+                    ),
+                );
+            }
+        }
+    }
     match target {
         Some(target) if errors.is_empty() => Ok(CompileRequest {
             signature: args.signature.clone(),
