@@ -28,7 +28,7 @@ pub enum CodegenError {
         reason: String,
     },
     /// A pass failed; `diagnostics` carries the locations MLIR reported.
-    #[error("lowering to PTX failed:\n{}", .diagnostics.join("\n"))]
+    #[error("lowering to machine code (PTX or AMDGCN) failed:\n{}", .diagnostics.join("\n"))]
     Lowering {
         /// MLIR diagnostics, each `location: message`.
         diagnostics: Vec<String>,

@@ -486,6 +486,27 @@ fn nvidia_only_ops_are_refused_for_amd_at_their_span() {
     );
     assert!(o.stderr.contains("no AMD lowering yet"), "{}", o.stderr);
     assert!(o.stderr.contains("k.py:9"), "{}", o.stderr);
+    // Device assertions in debug mode likewise, at the assert.
+    let o = tritonc_in(
+        &root(),
+        &[
+            "compile",
+            "--spec",
+            "examples/debug_assert.toml",
+            "--target",
+            "gfx942",
+            "-o",
+            dir.to_str().expect("utf-8 temp dir"),
+        ],
+    );
+    assert_eq!(o.code, 4, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("`tl.device_assert` in debug mode has no AMD lowering yet"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("debug_assert.py:"), "{}", o.stderr);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

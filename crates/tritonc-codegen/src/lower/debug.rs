@@ -25,6 +25,10 @@ const ASSERT_FUNCTION: &str = "unknown";
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     pub(super) fn lower_print(&mut self, op: OpId) -> Result<(), LowerError> {
+        if self.b.is_amd() {
+            // NVIDIA's `vprintf`; AMD's is ockl's hostcall printf, not lowered yet.
+            return Err(self.error("`tl.device_print` has no AMD lowering yet"));
+        }
         let OpKind::Print { prefix, hex } = self.func.kind(op).clone() else {
             unreachable!("invariant: lower_print is called on tt.print")
         };
@@ -80,6 +84,13 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     }
 
     pub(super) fn lower_assert(&mut self, op: OpId) -> Result<(), LowerError> {
+        if self.b.is_amd() {
+            // NVIDIA's `__assertfail`; AMD's is ockl's `__assert_fail`, not lowered yet.
+            return Err(self.error(
+                "`tl.device_assert` in debug mode has no AMD lowering yet (compile without \
+                 debug mode, where asserts compile to nothing)",
+            ));
+        }
         let OpKind::Assert { message } = self.func.kind(op).clone() else {
             unreachable!("invariant: lower_assert is called on tt.assert")
         };

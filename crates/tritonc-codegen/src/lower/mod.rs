@@ -125,7 +125,7 @@ pub enum CompileStage {
     Layouts,
     /// Building the per-thread MLIR.
     Lowering,
-    /// MLIR verification and the NVVM pipeline to PTX.
+    /// MLIR verification and the NVVM pipeline to PTX (or the ROCDL pipeline to AMDGCN).
     Mlir,
 }
 
@@ -134,7 +134,7 @@ impl fmt::Display for CompileStage {
         f.write_str(match self {
             CompileStage::Layouts => "layout assignment",
             CompileStage::Lowering => "lowering to MLIR",
-            CompileStage::Mlir => "MLIR to PTX",
+            CompileStage::Mlir => "MLIR to machine code",
         })
     }
 }
