@@ -156,7 +156,9 @@ fn feeds_a_dot(func: &Function, v: Value) -> bool {
 ///
 /// Rows run along K unless a 16-bit operand's registers run along its M or N dim (then
 /// along that dim, read with `ldmatrix.trans`), or a 32-bit B operand's run along N (then
-/// along N, its fragments read one word at a time). So the stores are vectors.
+/// along N, its fragments read one word at a time), or an 8-bit B operand's run along N
+/// (then along N, filled by `cp.async` as it arrives, its fragments gathered a byte at a
+/// time, as Triton's `mma.sync` int8 code reads it). So the stores are vectors.
 ///
 /// The rows are swizzled as Triton's `#ttg.swizzled_shared` for `mma.sync` operands:
 /// chunks of 16 bytes (`vec`), `per_phase = max(1, 128 / row bytes)` rows per phase and
@@ -165,7 +167,9 @@ fn feeds_a_dot(func: &Function, v: Value) -> bool {
 /// stores write, then fall in distinct bank groups, with no bytes spent on padding
 /// (padded rows put every other row across a 128-byte line, which `cp.async` pays for in
 /// extra shared-memory wavefronts). The 32-bit N-major B, read a word at a time, and rows
-/// narrower than two chunks keep 16-byte (32 for the N-major B) padding instead.
+/// narrower than two chunks keep 16-byte (32 for the N-major B) padding instead, and so
+/// does the N-major 8-bit B, whose byte gathers address each element (padding keeps
+/// that address a per-thread base plus an immediate).
 pub fn operand_shared_layout(
     linear: &LinearLayout,
     operand: usize,
@@ -177,12 +181,13 @@ pub fn operand_shared_layout(
     let along_outer = linear.contiguous_registers(outer) > linear.contiguous_registers(inner);
     let trans = elem_bytes == 2 && along_outer;
     let scalar = elem_bytes == 4 && outer == 1 && along_outer;
-    let fast = if trans || scalar { outer } else { inner };
+    let gather8 = elem_bytes == 1 && outer == 1 && along_outer;
+    let fast = if trans || scalar || gather8 { outer } else { inner };
     let order = vec![fast as u32, 1 - fast as u32];
     let elem_bytes = elem_bytes.max(1);
     let row_bytes = dims[fast] * elem_bytes;
     let chunks = row_bytes / 16;
-    if !scalar && chunks >= 2 && row_bytes % 16 == 0 {
+    if !scalar && !gather8 && chunks >= 2 && row_bytes % 16 == 0 {
         let per_phase = (128 / row_bytes).max(1);
         let max_phase = (8 / per_phase).min(chunks).max(1);
         return SharedLayout {
@@ -194,6 +199,7 @@ pub fn operand_shared_layout(
         };
     }
     let pad = if scalar { 8 } else { 16 / elem_bytes };
+    // (gather8: 16 bytes, so `cp.async`'s 16-byte vectors stay aligned.)
     SharedLayout::padded(order, dims[fast] as u32, pad as u32)
 }
 

@@ -83,6 +83,10 @@ pub(crate) struct Staged {
     /// A 32-bit B operand stored N-contiguous (`[K][N + 8]`), its fragments read with
     /// one `ld.shared.b32` per element (`ldmatrix.trans` moves only 16-bit elements).
     pub scalar: bool,
+    /// An 8-bit B operand stored N-contiguous (as its rows arrive from global memory, so
+    /// `cp.async` can fill it): each fragment register gathers its four K-consecutive
+    /// bytes one `ld.shared.u8` at a time (`ldmatrix` cannot transpose 8-bit elements).
+    pub gather8: bool,
     /// The logical dim the stored rows run along.
     pub fast: usize,
     /// The XOR swizzle of a `#ttg.swizzled_shared` layout (`None`: padded, linear).
@@ -269,7 +273,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         };
         // Lanes 16–31 address the second of two N tiles (`x4`), when the warp has two.
         let second_n = if tiles_n > 1 { 8 * wn } else { 0 };
-        let b_lanes: Vec<Vec<u64>> = if b_stage.scalar {
+        let b_lanes: Vec<Vec<u64>> = if b_stage.gather8 {
+            // Bytes k = 4 (lane % 4) … + 3 of column n = lane / 4 of each 8-column tile.
+            vec![vec![4, 0], vec![8, 0], vec![0, 1], vec![0, 2], vec![0, 4]]
+        } else if b_stage.scalar {
             // Element (k = lane % 4, n = lane / 4) of each 8-column tile.
             vec![vec![1, 0], vec![2, 0], vec![0, 1], vec![0, 2], vec![0, 4]]
         } else if b_stage.trans {
@@ -333,7 +340,26 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             let mut j = 0;
             while j < tiles_n {
                 let (c, b_base) = at(self, &b_stage, &mut b_access, buffer_offset[1], [k0, 8 * wn * j])?;
-                if b_stage.scalar {
+                if b_stage.gather8 {
+                    // Register r holds k = k0 + 16 r + 4 (lane % 4) + 0 … 3.
+                    let mut frag = Vec::new();
+                    for r in 0..2u64 {
+                        let mut bytes = Vec::new();
+                        for i in 0..4u64 {
+                            let (c, base) = at(
+                                self,
+                                &b_stage,
+                                &mut b_access,
+                                buffer_offset[1],
+                                [k0 + 16 * r + i, 8 * wn * j],
+                            )?;
+                            bytes.push(self.shared_u8(&b_stage, c, base)?);
+                        }
+                        frag.push(self.pack_bytes(&bytes)?);
+                    }
+                    b_frags.push(frag);
+                    j += 1;
+                } else if b_stage.scalar {
                     let lo = self.shared_b32(&b_stage, c, b_base)?;
                     let (c, b_base) =
                         at(self, &b_stage, &mut b_access, buffer_offset[1], [k0 + 4, 8 * wn * j])?;
@@ -379,6 +405,38 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             self.shared_slot(i32t, staged.byte_offset, const_part, dynamic)?
         };
         self.mlir(b.load(ptr, i32t))
+    }
+
+    /// One byte of a staging area (an 8-bit B fragment element).
+    fn shared_u8(
+        &self,
+        staged: &Staged,
+        const_part: u64,
+        dynamic: Option<Value<'c, 'a>>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
+        let i8t: Type = IntegerType::new(b.context(), 8).into();
+        let ptr = if staged.pipelined {
+            self.pipe_slot(i8t, staged.byte_offset, const_part, dynamic)?
+        } else {
+            self.shared_slot(i8t, staged.byte_offset, const_part, dynamic)?
+        };
+        self.mlir(b.load(ptr, i8t))
+    }
+
+    /// Four bytes as one 32-bit register (`bytes[0]` in the lowest byte).
+    fn pack_bytes(&self, bytes: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let vt = Type::parse(ctx, "vector<4xi8>")
+            .ok_or_else(|| self.error("cannot form a 4-byte vector"))?;
+        let mut v = self.mlir(b.value("llvm.mlir.undef", &[], vt, &[]))?;
+        for (i, &e) in bytes.iter().enumerate() {
+            let pos = self.i32c(i as i32)?;
+            v = self.mlir(b.value("llvm.insertelement", &[v, e, pos], vt, &[]))?;
+        }
+        let i32t: Type = IntegerType::new(ctx, 32).into();
+        self.mlir(b.value("llvm.bitcast", &[v], i32t, &[]))
     }
 
     /// Two 16-bit values as one 32-bit register (`lo` in the low half).
@@ -562,6 +620,8 @@ impl Staged {
             pipelined,
             // A 32-bit B stored N-contiguous: its fragments read a word at a time.
             scalar: elem_bytes == 4 && outer == 1 && fast == outer,
+            // An 8-bit B stored N-contiguous: its fragments gathered a byte at a time.
+            gather8: elem_bytes == 1 && outer == 1 && fast == outer,
         }
     }
 }

@@ -196,6 +196,27 @@ fn k_loops_feeding_mma_are_pipelined_with_cp_async() {
 }
 
 #[test]
+fn an_int8_k_loop_copies_both_operands_and_gathers_b_bytes() {
+    // B (K x N, N contiguous) is copied as its rows arrive and each fragment register
+    // gathers its four K-consecutive bytes (ldmatrix cannot transpose 8-bit elements),
+    // as Triton's int8 mma.sync code does; before, B was loaded synchronously and
+    // transposed into shared memory byte by byte every iteration.
+    let k = k_loop("*i8:16, *i8:16, *i32:16, i32:16, i32:16, i32:16, 128, 128, 64", 3, 80);
+    // 128x64 and 64x128 bytes over 128 threads: 4 + 4 16-byte copies per iteration,
+    // two iterations before the loop and one in it.
+    assert_eq!(k.ptx.matches("cp.async.cg.shared.global").count(), 3 * 8, "{}", k.ptx);
+    assert!(!k.ptx.contains("st.shared.b8"), "no byte-wise transposing stores:\n{}", k.ptx);
+    // Per iteration: 2 k32 steps x 8 column tiles (a warp's 64 columns of the 2x2 warps'
+    // 128) x 2 registers x 4 bytes.
+    assert_eq!(k.ptx.matches("ld.shared.b8").count(), 2 * 8 * 2 * 4, "{}", k.ptx);
+    assert!(k.ptx.contains("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32")
+        || k.ptx.contains("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32.satfinite"));
+    if let Some(p) = Ptxas::locate(&workspace_root()) {
+        p.check(&k.ptx, "sm_80").unwrap_or_else(|e| panic!("sm_80: {e}"));
+    }
+}
+
+#[test]
 fn loops_stay_unpipelined_where_copies_cannot_be_made() {
     // num_stages = 1: no pipelining.
     let k = k_loop(ALIGNED, 1, 80);
