@@ -327,8 +327,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                     let mut frag = Vec::new();
                     for half in 0..2 {
                         let at = 4 * ((2 * s as usize + half) + tiles_k * i as usize);
-                        frag.push(self.pack_pair(a_regs[at], a_regs[at + 1])?);
-                        frag.push(self.pack_pair(a_regs[at + 2], a_regs[at + 3])?);
+                        frag.push(self.pack_word(&a_regs[at..at + 2])?);
+                        frag.push(self.pack_word(&a_regs[at + 2..at + 4])?);
                     }
                     a_frags.push(frag);
                     continue;
@@ -353,17 +353,17 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                                 buffer_offset[1],
                                 [k0 + 16 * r + i, 8 * wn * j],
                             )?;
-                            bytes.push(self.shared_u8(&b_stage, c, base)?);
+                            bytes.push(self.shared_int(8, &b_stage, c, base)?);
                         }
-                        frag.push(self.pack_bytes(&bytes)?);
+                        frag.push(self.pack_word(&bytes)?);
                     }
                     b_frags.push(frag);
                     j += 1;
                 } else if b_stage.scalar {
-                    let lo = self.shared_b32(&b_stage, c, b_base)?;
+                    let lo = self.shared_int(32, &b_stage, c, b_base)?;
                     let (c, b_base) =
                         at(self, &b_stage, &mut b_access, buffer_offset[1], [k0 + 4, 8 * wn * j])?;
-                    let hi = self.shared_b32(&b_stage, c, b_base)?;
+                    let hi = self.shared_int(32, &b_stage, c, b_base)?;
                     b_frags.push(vec![lo, hi]);
                     j += 1;
                 } else if j + 1 < tiles_n {
@@ -389,65 +389,46 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         Ok(())
     }
 
-    /// One 32-bit element of a staging area as an `i32` register (a tf32 B fragment
-    /// element).
-    fn shared_b32(
+    /// A pointer to element `const_part + dynamic` of a staging area (a pipeline buffer
+    /// or the scratch).
+    fn staged_slot(
         &self,
+        elem: Type<'c>,
         staged: &Staged,
         const_part: u64,
         dynamic: Option<Value<'c, 'a>>,
     ) -> Result<Value<'c, 'a>, LowerError> {
-        let b = self.b;
-        let i32t: Type = IntegerType::new(b.context(), 32).into();
-        let ptr = if staged.pipelined {
-            self.pipe_slot(i32t, staged.byte_offset, const_part, dynamic)?
+        if staged.pipelined {
+            self.pipe_slot(elem, staged.byte_offset, const_part, dynamic)
         } else {
-            self.shared_slot(i32t, staged.byte_offset, const_part, dynamic)?
-        };
-        self.mlir(b.load(ptr, i32t))
-    }
-
-    /// One byte of a staging area (an 8-bit B fragment element).
-    fn shared_u8(
-        &self,
-        staged: &Staged,
-        const_part: u64,
-        dynamic: Option<Value<'c, 'a>>,
-    ) -> Result<Value<'c, 'a>, LowerError> {
-        let b = self.b;
-        let i8t: Type = IntegerType::new(b.context(), 8).into();
-        let ptr = if staged.pipelined {
-            self.pipe_slot(i8t, staged.byte_offset, const_part, dynamic)?
-        } else {
-            self.shared_slot(i8t, staged.byte_offset, const_part, dynamic)?
-        };
-        self.mlir(b.load(ptr, i8t))
-    }
-
-    /// Four bytes as one 32-bit register (`bytes[0]` in the lowest byte).
-    fn pack_bytes(&self, bytes: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>, LowerError> {
-        let b = self.b;
-        let ctx = b.context();
-        let vt = Type::parse(ctx, "vector<4xi8>")
-            .ok_or_else(|| self.error("cannot form a 4-byte vector"))?;
-        let mut v = self.mlir(b.value("llvm.mlir.undef", &[], vt, &[]))?;
-        for (i, &e) in bytes.iter().enumerate() {
-            let pos = self.i32c(i as i32)?;
-            v = self.mlir(b.value("llvm.insertelement", &[v, e, pos], vt, &[]))?;
+            self.shared_slot(elem, staged.byte_offset, const_part, dynamic)
         }
-        let i32t: Type = IntegerType::new(ctx, 32).into();
-        self.mlir(b.value("llvm.bitcast", &[v], i32t, &[]))
     }
 
-    /// Two 16-bit values as one 32-bit register (`lo` in the low half).
-    fn pack_pair(&self, lo: Value<'c, 'a>, hi: Value<'c, 'a>) -> Result<Value<'c, 'a>, LowerError> {
+    /// One `bits`-wide integer element of a staging area (a tf32 B fragment word, an
+    /// 8-bit B fragment byte).
+    fn shared_int(
+        &self,
+        bits: u32,
+        staged: &Staged,
+        const_part: u64,
+        dynamic: Option<Value<'c, 'a>>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let ty: Type = IntegerType::new(self.b.context(), bits).into();
+        let ptr = self.staged_slot(ty, staged, const_part, dynamic)?;
+        self.mlir(self.b.load(ptr, ty))
+    }
+
+    /// Values of one type filling 32 bits (two 16-bit, four 8-bit) as one 32-bit
+    /// register, `parts[0]` lowest.
+    fn pack_word(&self, parts: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>, LowerError> {
         let b = self.b;
         let ctx = b.context();
-        let elem = lo.r#type();
-        let vt = Type::parse(ctx, &format!("vector<2x{elem}>"))
-            .ok_or_else(|| self.error("cannot form a 2-element vector"))?;
+        let elem = parts[0].r#type();
+        let vt = Type::parse(ctx, &format!("vector<{}x{elem}>", parts.len()))
+            .ok_or_else(|| self.error(format!("cannot form a {}-element vector", parts.len())))?;
         let mut v = self.mlir(b.value("llvm.mlir.undef", &[], vt, &[]))?;
-        for (i, e) in [lo, hi].into_iter().enumerate() {
+        for (i, &e) in parts.iter().enumerate() {
             let pos = self.i32c(i as i32)?;
             v = self.mlir(b.value("llvm.insertelement", &[v, e, pos], vt, &[]))?;
         }
@@ -508,11 +489,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
         let b = self.b;
         let ctx = b.context();
-        let ptr = if staged.pipelined {
-            self.pipe_slot(elem, staged.byte_offset, const_part, dynamic)?
-        } else {
-            self.shared_slot(elem, staged.byte_offset, const_part, dynamic)?
-        };
+        let ptr = self.staged_slot(elem, staged, const_part, dynamic)?;
         let parse = |text: &str| {
             Attribute::parse(ctx, text).ok_or_else(|| self.error(format!("bad attribute `{text}`")))
         };
