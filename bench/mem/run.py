@@ -20,41 +20,20 @@ import argparse
 import json
 import math
 import pathlib
+import sys
 import statistics
 import time
 
-import cupy as cp
-import numpy as np
 import torch
+
+sys.path.append(str(pathlib.Path(__file__).resolve().parents[1]))  # bench/
+from cubin_timing import Kernel, flusher  # noqa: E402
 
 import plot
 
 TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 ROWS = 4096
 ELEMENTWISE_N = 1 << 28
-
-
-class Kernel:
-    def __init__(self, cubin, entry, shared, extra_args, block):
-        self.fn = cp.RawModule(path=str(cubin)).get_function(entry)
-        self.shared = shared
-        if shared > 48 * 1024:
-            self.fn.max_dynamic_shared_size_bytes = shared
-        self.extra = (np.uint64(0),) * extra_args
-        self.block = block
-
-    def launch(self, grid, args):
-        self.fn(grid, self.block, tuple(args) + self.extra, shared_mem=self.shared)
-
-
-def flusher():
-    a = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    b = torch.ones(256 << 20, dtype=torch.uint8, device="cuda")
-
-    def flush():
-        a.fill_(1)
-        b.sum()
-    return flush
 
 
 def time_sides(sides, rounds, flush):
