@@ -8,6 +8,7 @@ fn main() {
     println!("cargo:rerun-if-changed=cpp/registration.cpp");
     println!("cargo:rerun-if-changed=cpp/nvptx.cpp");
     println!("cargo:rerun-if-changed=cpp/amdgpu.cpp");
+    println!("cargo:rerun-if-changed=cpp/llvm_steps.h");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     // The same LLVM 22 install mlir-sys links (.cargo/config.toml sets the prefix).
     let prefix = env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());

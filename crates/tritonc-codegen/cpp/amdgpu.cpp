@@ -16,6 +16,8 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm_steps.h"
+
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -46,6 +48,11 @@ extern "C" void LLVMInitializeAMDGPUTargetMC();
 extern "C" void LLVMInitializeAMDGPUAsmPrinter();
 
 namespace {
+
+using tritonc::collectErrors;
+using tritonc::emit;
+using tritonc::linkLibrary;
+using tritonc::optimize;
 
 constexpr const char *kTriple = "amdgcn-amd-amdhsa";
 
@@ -84,27 +91,6 @@ std::unique_ptr<llvm::TargetMachine> createMachine(llvm::StringRef chip,
   return machine;
 }
 
-void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
-  llvm::PipelineTuningOptions tuning;
-  tuning.LoopUnrolling = true;
-  tuning.LoopInterleaving = true;
-  tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
-  llvm::PassBuilder builder(&machine, tuning);
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
-  llvm::ModulePassManager passes =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  passes.run(module, modules);
-}
-
 /// A constant the device libraries read (`__oclc_wavefrontsize64` & co.), defined as
 /// Triton defines it: link-once, in the constant address space.
 void defineControl(llvm::Module &module, llvm::StringRef name, unsigned bits,
@@ -118,50 +104,6 @@ void defineControl(llvm::Module &module, llvm::StringRef name, unsigned bits,
       llvm::GlobalValue::NotThreadLocal, /*AddressSpace=*/4);
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   global->setVisibility(llvm::GlobalValue::ProtectedVisibility);
-}
-
-bool linkLibrary(llvm::Module &module, llvm::StringRef path, std::string &error) {
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> library =
-      llvm::getLazyIRFileModule(path, diagnostic, module.getContext());
-  if (!library) {
-    error = ("cannot load " + path + ": " + diagnostic.getMessage()).str();
-    return false;
-  }
-  library->setTargetTriple(module.getTargetTriple());
-  library->setDataLayout(module.getDataLayout());
-  bool failed = llvm::Linker::linkModules(
-      module, std::move(library), llvm::Linker::Flags::LinkOnlyNeeded,
-      [](llvm::Module &linked, const llvm::StringSet<> &imported) {
-        llvm::internalizeModule(linked, [&imported](const llvm::GlobalValue &value) {
-          return !value.hasName() || !imported.contains(value.getName());
-        });
-      });
-  if (failed)
-    error = ("cannot link " + path).str();
-  return !failed;
-}
-
-void collectErrors(const llvm::DiagnosticInfo *info, void *context) {
-  if (info->getSeverity() != llvm::DS_Error)
-    return;
-  auto &errors = *static_cast<std::string *>(context);
-  llvm::raw_string_ostream stream(errors);
-  if (!errors.empty())
-    stream << "\n";
-  llvm::DiagnosticPrinterRawOStream printer(stream);
-  info->print(printer);
-}
-
-bool emit(llvm::Module &module, llvm::TargetMachine &machine,
-          llvm::CodeGenFileType type, std::string &out) {
-  llvm::raw_string_ostream stream(out);
-  llvm::buffer_ostream buffered(stream);
-  llvm::legacy::PassManager passes;
-  if (machine.addPassesToEmitFile(passes, buffered, nullptr, type))
-    return false;
-  passes.run(module);
-  return true;
 }
 
 /// Whether `module` declares a function that is called and is not an intrinsic: a

@@ -14,6 +14,8 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm_steps.h"
+
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -43,6 +45,11 @@ extern "C" void LLVMInitializeNVPTXTargetMC();
 extern "C" void LLVMInitializeNVPTXAsmPrinter();
 
 namespace {
+
+using tritonc::collectErrors;
+using tritonc::emit;
+using tritonc::linkLibrary;
+using tritonc::optimize;
 
 constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 
@@ -95,79 +102,6 @@ std::unique_ptr<llvm::TargetMachine> createMachine(llvm::StringRef chip,
     error = "LLVM cannot create a target machine for " + chip.str() + " (" +
             features.str() + ")";
   return machine;
-}
-
-/// LLVM's O3 pipeline over `module`, with the NVPTX target's own passes (NVVMReflect,
-/// which resolves libdevice's `__nvvm_reflect` queries, among them).
-void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
-  llvm::PipelineTuningOptions tuning;
-  tuning.LoopUnrolling = true;
-  tuning.LoopInterleaving = true;
-  tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
-  llvm::PassBuilder builder(&machine, tuning);
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
-  llvm::ModulePassManager passes =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  passes.run(module, modules);
-}
-
-/// Links the bitcode file at `path` into `module`, importing only the functions it
-/// uses and internalizing them (so the optimizer may inline and drop them).
-bool linkLibrary(llvm::Module &module, llvm::StringRef path, std::string &error) {
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> library =
-      llvm::getLazyIRFileModule(path, diagnostic, module.getContext());
-  if (!library) {
-    error = ("cannot load " + path + ": " + diagnostic.getMessage()).str();
-    return false;
-  }
-  library->setTargetTriple(module.getTargetTriple());
-  library->setDataLayout(module.getDataLayout());
-  bool failed = llvm::Linker::linkModules(
-      module, std::move(library), llvm::Linker::Flags::LinkOnlyNeeded,
-      [](llvm::Module &linked, const llvm::StringSet<> &imported) {
-        llvm::internalizeModule(linked, [&imported](const llvm::GlobalValue &value) {
-          return !value.hasName() || !imported.contains(value.getName());
-        });
-      });
-  if (failed)
-    error = ("cannot link " + path).str();
-  return !failed;
-}
-
-/// Collects LLVM's error diagnostics (an inline-asm constraint NVPTX cannot satisfy,
-/// say) instead of LLVM's default handler, which prints them and exits the process.
-/// Warnings and remarks are LLVM's own business and are dropped.
-void collectErrors(const llvm::DiagnosticInfo *info, void *context) {
-  if (info->getSeverity() != llvm::DS_Error)
-    return;
-  auto &errors = *static_cast<std::string *>(context);
-  llvm::raw_string_ostream stream(errors);
-  if (!errors.empty())
-    stream << "\n";
-  llvm::DiagnosticPrinterRawOStream printer(stream);
-  info->print(printer);
-}
-
-/// PTX for `module` from `machine`'s NVPTX back end.
-bool emitPtx(llvm::Module &module, llvm::TargetMachine &machine, std::string &ptx) {
-  llvm::raw_string_ostream stream(ptx);
-  llvm::buffer_ostream buffered(stream);
-  llvm::legacy::PassManager passes;
-  if (machine.addPassesToEmitFile(passes, buffered, nullptr,
-                                  llvm::CodeGenFileType::AssemblyFile))
-    return false;
-  passes.run(module);
-  return true;
 }
 
 } // namespace
@@ -232,7 +166,7 @@ bool tritoncNvptxCompile(MlirOperation gpuModule, MlirStringRef chip,
   }
 
   std::string ptx;
-  if (!emitPtx(*module, *machine, ptx))
+  if (!emit(*module, *machine, llvm::CodeGenFileType::AssemblyFile, ptx))
     return fail("LLVM's NVPTX back end cannot emit assembly for " + chipRef.str());
   if (!llvmErrors.empty())
     return fail("LLVM's NVPTX back end: " + llvmErrors);
