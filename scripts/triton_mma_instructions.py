@@ -48,7 +48,36 @@ CASES = [
     ("fp32", "*fp32", "*fp32", 80),
     ("i8", "*i8", "*i32", 80),
     ("fp8e4nv", "*fp8e4nv", "*fp32", 90),
+    # fp32 with input_precision="tf32x3": Triton's F32DotTC splits the dot into three tf32
+    # dots (small(a)*big(b), big(a)*small(b), NaN -> 0, big(a)*big(b)) plus C, rounding
+    # with cvt.rna.tf32.f32 in registers; `order` records that sequence from its ttgir.
+    ("fp32_tf32x3", "*fp32", "*fp32", 80),
 ]
+
+
+def dot_order(ttgir: str) -> list[str]:
+    """The dots and the ops between them, in program order: `dot(a_part, b_part)` with
+    each operand named by how it was made (`x`: loaded, `big`: rounded to tf32, `small`:
+    x - big), `nan_to_zero`, `add_c`."""
+    made: dict[str, str] = {}
+    order = []
+    for line in ttgir.splitlines():
+        m = re.match(r"\s*(%[\w.]+) = (\S+)(.*)", line)
+        if not m:
+            continue
+        name, op, rest = m.groups()
+        args = re.findall(r"%[\w.]+", rest)
+        if op == "tt.elementwise_inline_asm" and "cvt.rna.tf32.f32" in rest:
+            made[name] = "big"
+        elif op == "arith.subf" and len(args) >= 2 and made.get(args[1]) == "big":
+            made[name] = "small"
+        elif op == "tt.dot":
+            order.append(f"dot({made.get(args[0], 'x')}, {made.get(args[1], 'x')})")
+        elif op == "arith.select" and order:
+            order.append("nan_to_zero")
+        elif op == "arith.addf" and order:
+            order.append("add_c")
+    return order
 
 
 def main() -> None:
@@ -56,9 +85,12 @@ def main() -> None:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    fn = jit_from_source(SOURCE, "kernel")
     cases = []
     for name, ptr, out, cc in CASES:
+        source = SOURCE
+        if name.endswith("tf32x3"):
+            source = SOURCE.replace("tl.dot(a, b)", 'tl.dot(a, b, input_precision="tf32x3")')
+        fn = jit_from_source(source, "kernel")
         signature = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out, "BLOCK": "constexpr"}
         attrs = {(i,): [["tt.divisibility", 16]] for i in range(3)}
         src = ASTSource(fn, signature, {"BLOCK": 32}, attrs)
@@ -69,10 +101,11 @@ def main() -> None:
             "name": name,
             "sm": cc,
             "signature": f"{ptr}:16, {ptr}:16, {out}:16, 32",
-            "source": SOURCE,
+            "source": source,
             "mma": instrs,
             "ldmatrix": bool(re.search(r"\bldmatrix\.", ptx)),
             "rounds_tf32": "cvt.rna.tf32.f32" in ptx,
+            "order": dot_order(k.asm["ttgir"]),
         })
     OUT.write_text(json.dumps({"triton": triton.__version__, "cases": cases}, indent=1) + "\n")
     print(f"wrote {OUT}")

@@ -42,6 +42,34 @@ def bench_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_a, stride_b, stride_c,
 
 
 @triton.jit
+def bench_matmul_x3(a_ptr, b_ptr, c_ptr, M, N, K, stride_a, stride_b, stride_c,
+                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+    # fp32 matmul with input_precision="tf32x3" (three tf32 dots per K step).
+    pid = tl.program_id(0)
+    grid_m = tl.cdiv(M, BM)
+    grid_n = tl.cdiv(N, BN)
+    width = GROUP * grid_n
+    group = pid // width
+    size = min(grid_m - group * GROUP, GROUP)
+    pid_m = group * GROUP + (pid % size)
+    pid_n = (pid % width) // size
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_a + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_b + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptrs)
+        b = tl.load(b_ptrs)
+        acc = tl.dot(a, b, acc, input_precision="tf32x3")
+        a_ptrs += BK
+        b_ptrs += BK * stride_b
+    c_ptrs = c_ptr + rm[:, None] * stride_c + rn[None, :]
+    tl.store(c_ptrs, acc)
+
+
+@triton.jit
 def bench_attention(q_ptr, k_ptr, v_ptr, o_ptr, N_CTX, stride_h, stride_s,
                     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     start_m = tl.program_id(0)

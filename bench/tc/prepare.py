@@ -43,6 +43,8 @@ def cases(quick):
                                         warps=w, stages=stages, form=form))
     out.append(dict(kind="matmul", dtype="fp32", out="fp32", size=4096, bm=128, bn=128, bk=32,
                     warps=4, stages=3, form="plus_equals"))
+    out.append(dict(kind="matmul", dtype="fp32", out="fp32", size=4096, bm=128, bn=128, bk=32,
+                    warps=4, stages=3, form="tf32x3"))
     out.append(dict(kind="matmul", dtype="i8", out="i32", size=4096, bm=128, bn=128, bk=64,
                     warps=4, stages=3, form="plus_equals"))
     for (d, bm, bn, w) in [(64, 128, 64, 4), (128, 128, 64, 8)]:
@@ -62,6 +64,12 @@ def signature(c):
     if c["kind"] == "matmul":
         ptr, out = SIG[c["dtype"]], SIG[c["out"]]
         plus = c["form"] == "plus_equals"
+        if c["form"] == "tf32x3":
+            names = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_a", "stride_b", "stride_c"]
+            types = [ptr, ptr, out] + ["i32"] * 6
+            consts = {"BM": c["bm"], "BN": c["bn"], "BK": c["bk"], "GROUP": 8}
+            text = ", ".join(f"{t}:16" for t in types) + f", {c['bm']}, {c['bn']}, {c['bk']}, 8"
+            return text, names, types, consts, kernels.bench_matmul_x3, "bench_matmul_x3"
         names = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_a", "stride_b", "stride_c"]
         types = [ptr, ptr, out] + ["i32"] * 6
         consts = {"BM": c["bm"], "BN": c["bn"], "BK": c["bk"], "GROUP": 8, "PLUS_EQUALS": plus}

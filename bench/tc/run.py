@@ -107,10 +107,13 @@ def main():
         r = dict(c, ms_tritonc=t["tritonc"], ms_triton=t["triton"], ms_aa=t["tritonc_again"],
                  ratio=t["triton"] / t["tritonc"], aa=t["tritonc_again"] / t["tritonc"],
                  tflops_tritonc=flops / t["tritonc"] / 1e9, tflops_triton=flops / t["triton"] / 1e9,
-                 err_tritonc=errs[0], err_triton=errs[1])
+                 err_tritonc=errs[0], err_triton=errs[1],
+                 bitwise_equal=bool(torch.equal(outs[0], outs[1])),
+                 max_diff_sides=float((outs[0].double() - outs[1].double()).abs().max()))
         results.append(r)
         print(f"{c['name']:46} {r['tflops_tritonc']:9.1f} {r['tflops_triton']:9.1f} {r['ratio']:6.3f} "
-              f"{r['aa']:6.3f} {errs[0]:7.3g}/{errs[1]:<7.3g}  {c['tritonc_sm90']['registers']}/{c['triton_sm90']['registers']}",
+              f"{r['aa']:6.3f} {errs[0]:7.3g}/{errs[1]:<7.3g}  {c['tritonc_sm90']['registers']}/{c['triton_sm90']['registers']}"
+              f"  {'bitwise' if r['bitwise_equal'] else 'diff %.3g' % r['max_diff_sides']}",
               flush=True)
     if a.json:
         pathlib.Path(a.json).write_text(json.dumps(results, indent=1))

@@ -7,6 +7,7 @@
 
 pub mod amdgpu;
 pub mod body;
+pub mod combine_orders;
 pub mod context;
 pub mod error;
 pub mod kernels;

@@ -10,11 +10,12 @@
 //! | fp16, fp16 | fp32 | `mma.sync.m16n8k16.f32.f16.f16.f32` |
 //! | bf16, bf16 | fp32 | `mma.sync.m16n8k16.f32.bf16.bf16.f32` |
 //! | fp32, fp32 (`input_precision = tf32`) | fp32 | `mma.sync.m16n8k8.f32.tf32.tf32.f32` |
+//! | fp32, fp32 (`tf32x3`) | fp32 | three sweeps of the tf32 instruction over split operands (Triton's `F32DotTC`, done in codegen's `lower/mma.rs`) |
 //! | int8, int8 | int32 | `mma.sync.m16n8k32.s32.s8.s8.s32.satfinite` |
 //! | fp8 e4m3 or e5m2 (both the same), sm_89+ | fp32 | widened to fp16 exactly, then `m16n8k16.f32.f16.f16.f32` (Triton's sm_90 choice) |
 //!
 //! and its block is 2-D with M ≥ 16, N ≥ 8 and K at least one instruction step. Every
-//! other dot (fp16 accumulators, `ieee` and `tf32x3` fp32, fp8, 3-D, smaller blocks) stays
+//! other dot (fp16 accumulators, `ieee` fp32, fp8 before sm_89, 3-D, smaller blocks) stays
 //! on the FMA units in a blocked layout.
 //!
 //! Warps are placed as Triton's `warpsPerTileV2` places them: doubled along M while M has
@@ -36,7 +37,11 @@ use crate::assign::is_elementwise;
 pub fn mma_k_step(a: DType, b: DType, acc: DType, precision: InputPrecision) -> Option<u64> {
     match (a, b, acc) {
         (DType::F16, DType::F16, DType::F32) | (DType::BF16, DType::BF16, DType::F32) => Some(16),
-        (DType::F32, DType::F32, DType::F32) if precision == InputPrecision::Tf32 => Some(8),
+        (DType::F32, DType::F32, DType::F32)
+            if matches!(precision, InputPrecision::Tf32 | InputPrecision::Tf32x3) =>
+        {
+            Some(8)
+        }
         (DType::I8, DType::I8, DType::I32) => Some(32),
         // Widened to fp16 first (exactly), as Triton 3.6's sm_90 code does.
         (DType::F8E4M3FN, DType::F8E4M3FN, DType::F32)

@@ -34,6 +34,7 @@
 
 pub mod accelerate;
 pub mod allocate;
+pub mod hoist_operands;
 pub mod assign;
 pub mod axis;
 pub mod coalesce;
@@ -66,6 +67,7 @@ pub use pipeline::{
     GpuPassList,
 };
 pub use allocate::AllocateShared;
+pub use hoist_operands::HoistDotOperands;
 pub use software_pipeline::PipelineLoops;
 pub use reduction::{default_reduction_schedule, ButterflyStep, CombineTree, ReductionSchedule};
 pub use scan::{ScanSchedule, ScanStep, ScanUnit};

@@ -11,6 +11,7 @@ use tritonc_target::Target;
 
 use crate::allocate::AllocateShared;
 use crate::fold::FoldConversions;
+use crate::hoist_operands::HoistDotOperands;
 use crate::software_pipeline::PipelineLoops;
 use crate::sink::SinkConversions;
 use crate::materialize::AssignLayouts;
@@ -163,13 +164,15 @@ fn verify_after(pass: &'static str, func: &Function) -> Result<(), TtgirError> {
 
 /// The GPU pass list, in order: layouts for every block, redundant conversions folded
 /// away, conversions moved after narrowing casts, the K loops of tensor-core dots
-/// pipelined, and the shared buffers placed.
+/// pipelined, loop-invariant tensor-core operands read from buffers filled once, and the
+/// shared buffers placed.
 pub fn gpu_passes() -> GpuPassList {
     GpuPassList::new()
         .add(AssignLayouts)
         .add(FoldConversions)
         .add(SinkConversions)
         .add(PipelineLoops)
+        .add(HoistDotOperands)
         .add(AllocateShared)
 }
 

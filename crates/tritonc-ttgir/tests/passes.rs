@@ -213,6 +213,7 @@ fn the_pass_list_is_named_and_in_order() {
             "tritonc-fold-conversions",
             "tritonc-sink-conversions",
             "tritonc-pipeline-loops",
+            "tritonc-hoist-dot-operands",
             "tritonc-allocate-shared"
         ]
     );

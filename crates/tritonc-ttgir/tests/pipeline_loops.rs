@@ -161,3 +161,37 @@ fn a_loops_own_num_stages_overrides_the_launchs() {
     pipeline(&mut f, &GpuOptions::nvidia_sm(4, 80).with_stages(1));
     assert_eq!(buffers(&f), vec![2, 2]);
 }
+
+/// `tritonc-hoist-dot-operands`: `invariant_a.ttgir` is the GPU IR of
+/// `fixtures/pipeline/invariant_a.py` (a dot in a loop whose A operand is loaded before
+/// it) before the pass; `invariant_a.hoisted.ttgir` is what `--emit ttgir` prints for it:
+///
+/// ```text
+/// tritonc compile crates/tritonc-ttgir/tests/fixtures/pipeline/invariant_a.py \
+///     --signature '*fp16:16, *fp16:16, *fp16:16, i32:16, 32, 32, 32' \
+///     --target sm_80 --num-stages 1 --emit ttgir        # invariant_a.hoisted.ttgir
+/// ```
+/// (the input is that text without the buffer's three ops, the dot reading `%14`).
+#[test]
+fn a_loop_invariant_operand_is_read_from_a_buffer_filled_before_the_loop() {
+    let mut f = parse("invariant_a.ttgir");
+    let options = GpuOptions::nvidia_sm(4, 80).with_stages(1);
+    assert_eq!(count(&f, |k| matches!(k, OpKind::LocalAlloc { .. })), 0);
+    HoistDotOperands.run(&mut f, &options).unwrap();
+    AllocateShared.run(&mut f, &options).unwrap();
+    verify_function(&f).unwrap();
+    verify_encodings(&f).unwrap();
+    let printed = print_gpu_module(&f, &options);
+    assert_eq!(printed, fixture("invariant_a.hoisted.ttgir"));
+    // One immutable buffer filled from the block, read in the loop, freed after it.
+    assert!(printed.contains("ttg.local_alloc %14 {offset = 0 : i32} : tensor<32x32xf16, #blocked> -> !ttg.memdesc<32x32xf16, #shared>"));
+    assert_eq!(count(&f, |k| matches!(k, OpKind::LocalLoad)), 1);
+    assert_eq!(count(&f, |k| matches!(k, OpKind::LocalDealloc)), 1);
+    // Running it again changes nothing (the operand is a buffer's load now).
+    HoistDotOperands.run(&mut f, &options).unwrap();
+    assert_eq!(print_gpu_module(&f, &options), printed);
+    // Targets without tensor cores keep the FMA dot as it is.
+    let mut g = parse("invariant_a.ttgir");
+    HoistDotOperands.run(&mut g, &GpuOptions::nvidia_sm(4, 75)).unwrap();
+    assert_eq!(count(&g, |k| matches!(k, OpKind::LocalAlloc { .. })), 0);
+}

@@ -89,11 +89,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::LocalAlloc { offset } => {
                 let offset =
                     offset.ok_or_else(|| self.error("a shared buffer was not placed"))?;
-                if !data.operands().is_empty() {
-                    return Err(self.error(
-                        "`ttg.local_alloc` with an initial value is not lowered by the NVIDIA back end yet",
-                    ));
-                }
                 let r = data.results()[0];
                 let m = f
                     .value_type(r)
@@ -112,16 +107,17 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                     self.scratch_base = self.pipe_bytes;
                 }
                 self.live_buffers += 1;
-                self.views.insert(
-                    r,
-                    SharedView {
-                        byte_offset: offset,
-                        layout: m.layout.clone(),
-                        shape: m.buffer_shape().to_vec(),
-                        stride_elems: stride / elem_bytes,
-                        index: None,
-                    },
-                );
+                let view = SharedView {
+                    byte_offset: offset,
+                    layout: m.layout.clone(),
+                    shape: m.buffer_shape().to_vec(),
+                    stride_elems: stride / elem_bytes,
+                    index: None,
+                };
+                if !data.operands().is_empty() {
+                    self.fill_buffer(op, &view, elem_bytes)?;
+                }
+                self.views.insert(r, view);
                 self.values.insert(r, nothing());
             }
             OpKind::LocalDealloc => {
@@ -173,6 +169,47 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 )))
             }
         }
+        Ok(())
+    }
+
+    /// Writes the initial block of a `ttg.local_alloc` (a loop-invariant tensor-core dot
+    /// operand, `tritonc_ttgir::HoistDotOperands`) into its buffer, where the dot reads
+    /// it, then waits for every thread's stores.
+    fn fill_buffer(
+        &mut self,
+        op: OpId,
+        view: &SharedView<'c, 'a>,
+        elem_bytes: u64,
+    ) -> Result<(), LowerError> {
+        let f = self.func;
+        let r = f.op(op).results()[0];
+        // The operand the buffer's loads feed (A or B) decides how it is stored.
+        let operand = f
+            .uses(r)
+            .iter()
+            .filter(|u| matches!(f.kind(u.op), OpKind::LocalLoad))
+            .flat_map(|u| f.uses(f.op(u.op).results()[0]))
+            .find(|u| matches!(f.kind(u.op), OpKind::Dot { .. }) && u.operand < 2)
+            .map(|u| u.operand as usize)
+            .ok_or_else(|| {
+                self.error("a filled shared buffer is lowered only as a tensor-core dot's operand")
+            })?;
+        let init = f.op(op).operands()[0];
+        let layout = self
+            .layouts
+            .layout(init)
+            .ok_or_else(|| self.error("the initial block has no layout"))?
+            .clone();
+        let linear = self.linear_of(init, &layout)?;
+        let regs = self.operand(op, 0)?.regs;
+        let elem = self.elem_type(init)?;
+        let staged = view.staged(operand, elem_bytes);
+        if self.shared_in_use {
+            // Earlier readers of these bytes (scratch before the buffers went live).
+            self.mlir(self.b.barrier())?;
+        }
+        self.stage_write(&regs, elem, &linear, &staged)?;
+        self.mlir(self.b.barrier())?;
         Ok(())
     }
 

@@ -24,7 +24,7 @@ use melior::ir::{
     r#type::IntegerType,
     Attribute, Type, Value, ValueLike,
 };
-use tritonc_ir::{DType, MmaLayout, OpId, OpKind, SharedLayout};
+use tritonc_ir::{DType, InputPrecision, MmaLayout, OpId, OpKind, SharedLayout};
 use tritonc_ttgir::LinearLayout;
 
 use super::function::{FunctionLowering, Lowered};
@@ -64,6 +64,50 @@ fn instr_for(a: DType, acc: DType) -> Option<Instr> {
         },
         _ => return None,
     })
+}
+
+/// Which part of an fp32 operand a `tf32x3` sweep multiplies: all of it (every other
+/// dot), its TF32 rounding, or the remainder.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tf32Part {
+    Whole,
+    Big,
+    Small,
+}
+
+impl Tf32Part {
+    fn name(self) -> &'static str {
+        match self {
+            Tf32Part::Whole => "x",
+            Tf32Part::Big => "big",
+            Tf32Part::Small => "small",
+        }
+    }
+}
+
+/// A `tf32x3` dot's sweeps over K, in order, each multiplying these parts of A and B.
+const TF32X3_SWEEPS: [(Tf32Part, Tf32Part); 3] = [
+    (Tf32Part::Small, Tf32Part::Big),
+    (Tf32Part::Big, Tf32Part::Small),
+    (Tf32Part::Big, Tf32Part::Big),
+];
+
+/// The sweep before which NaNs of the accumulator are set to zero.
+const TF32X3_NAN_TO_ZERO_BEFORE: usize = 2;
+
+/// The steps of a `tf32x3` tensor-core dot as codegen emits them (`dot(a_part,
+/// b_part)`, `nan_to_zero`, `add_c`), in the notation
+/// `scripts/triton_mma_instructions.py` records Triton's with.
+pub fn tf32x3_order() -> Vec<String> {
+    let mut order = Vec::new();
+    for (i, (a, b)) in TF32X3_SWEEPS.iter().enumerate() {
+        if i == TF32X3_NAN_TO_ZERO_BEFORE {
+            order.push("nan_to_zero".to_string());
+        }
+        order.push(format!("dot({}, {})", a.name(), b.name()));
+    }
+    order.push("add_c".to_string());
+    order
 }
 
 /// Where one operand lives in shared memory.
@@ -195,15 +239,15 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             && layouts[0].num_registers() as u64 == 4 * tiles_m * (k / 8);
         // Operands read from a shared buffer (`ttg.local_load` of a buffer the K loop's
         // asynchronous copies fill), with the buffer this iteration reads.
-        let piped: Vec<Option<(Staged, Value<'c, 'a>, u64)>> = (0..2)
+        let piped: Vec<Option<(Staged, Option<Value<'c, 'a>>, u64)>> = (0..2)
             .map(|i| {
                 let load = self.func.defining_op(data.operands()[i])?;
                 if !matches!(self.func.kind(load), OpKind::LocalLoad) {
                     return None;
                 }
                 let view = self.views.get(&self.func.op(load).operands()[0])?;
-                let read = view.index?;
-                Some((view.staged(i, elem_bytes), read, view.stride_elems))
+                // A single buffer (a hoisted operand) has no index.
+                Some((view.staged(i, elem_bytes), view.index, view.stride_elems))
             })
             .collect();
         // A is [m, k]: its outer dim is 0; B is [k, n]: its outer dim is 1.
@@ -250,8 +294,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 } else {
                     b_stage = st.clone();
                 }
-                let e = self.i32c(*elems as i32)?;
-                buffer_offset[i] = Some(self.mlir(self.b.binary("arith.muli", *read, e))?);
+                if let Some(read) = read {
+                    let e = self.i32c(*elems as i32)?;
+                    buffer_offset[i] = Some(self.mlir(self.b.binary("arith.muli", *read, e))?);
+                }
             }
         }
 
@@ -314,79 +360,149 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             Ok((c, dynamic))
         };
 
-        let acc = self.operand(op, 2)?.regs;
-        let mut acc = acc;
+        // `tf32x3` (Triton's `F32DotTC` split, in its order): with big = tf32(x) and
+        // small = x − big, acc = small(A)·big(B) from zero, then + big(A)·small(B), NaNs
+        // of that set to 0, then + big(A)·big(B), then + C. Each sweep reads the fragments
+        // again and splits them in registers.
+        let c_regs = self.operand(op, 2)?.regs;
+        let x3 = input_precision == InputPrecision::Tf32x3;
+        let sweeps: &[(Tf32Part, Tf32Part)] = if x3 {
+            &TF32X3_SWEEPS
+        } else {
+            &[(Tf32Part::Whole, Tf32Part::Whole)]
+        };
+        let mut acc = if x3 {
+            let zero = self.mlir(self.b.const_f32(0.0))?;
+            vec![zero; c_regs.len()]
+        } else {
+            c_regs.clone()
+        };
         let steps = k / instr.k_step;
-        for s in 0..steps {
-            let k0 = s * instr.k_step;
-            let mut a_frags = Vec::new();
-            for i in 0..tiles_m {
-                if a_in_registers {
-                    // Tiles (i, 2s) and (i, 2s + 1) of A's 8-column tiles: c0c1, c2c3 of each.
-                    let tiles_k = (k / 8) as usize;
-                    let mut frag = Vec::new();
-                    for half in 0..2 {
-                        let at = 4 * ((2 * s as usize + half) + tiles_k * i as usize);
-                        frag.push(self.pack_word(&a_regs[at..at + 2])?);
-                        frag.push(self.pack_word(&a_regs[at + 2..at + 4])?);
-                    }
-                    a_frags.push(frag);
-                    continue;
-                }
-                let (c, a_base) = at(self, &a_stage, &mut a_access, buffer_offset[0], [16 * wm * i, k0])?;
-                a_frags.push(self.ldmatrix(a_ty, &a_stage, c, a_base, 4)?);
+        for (sweep, &(a_part, b_part)) in sweeps.iter().enumerate() {
+            if x3 && sweep == TF32X3_NAN_TO_ZERO_BEFORE {
+                acc = acc
+                    .into_iter()
+                    .map(|v| self.nan_to_zero(v))
+                    .collect::<Result<_, _>>()?;
             }
-            let mut b_frags: Vec<Vec<Value<'c, 'a>>> = Vec::new();
-            let mut j = 0;
-            while j < tiles_n {
-                let (c, b_base) = at(self, &b_stage, &mut b_access, buffer_offset[1], [k0, 8 * wn * j])?;
-                if b_stage.gather8 {
-                    // Register r holds k = k0 + 16 r + 4 (lane % 4) + 0 … 3.
-                    let mut frag = Vec::new();
-                    for r in 0..2u64 {
-                        let mut bytes = Vec::new();
-                        for i in 0..4u64 {
-                            let (c, base) = at(
-                                self,
-                                &b_stage,
-                                &mut b_access,
-                                buffer_offset[1],
-                                [k0 + 16 * r + i, 8 * wn * j],
-                            )?;
-                            bytes.push(self.shared_int(8, &b_stage, c, base)?);
+            for s in 0..steps {
+                let k0 = s * instr.k_step;
+                let mut a_frags = Vec::new();
+                for i in 0..tiles_m {
+                    if a_in_registers {
+                        // Tiles (i, 2s) and (i, 2s + 1) of A's 8-column tiles: c0c1, c2c3 of each.
+                        let tiles_k = (k / 8) as usize;
+                        let mut frag = Vec::new();
+                        for half in 0..2 {
+                            let at = 4 * ((2 * s as usize + half) + tiles_k * i as usize);
+                            frag.push(self.pack_word(&a_regs[at..at + 2])?);
+                            frag.push(self.pack_word(&a_regs[at + 2..at + 4])?);
                         }
-                        frag.push(self.pack_word(&bytes)?);
+                        a_frags.push(frag);
+                        continue;
                     }
-                    b_frags.push(frag);
-                    j += 1;
-                } else if b_stage.scalar {
-                    let lo = self.shared_int(32, &b_stage, c, b_base)?;
-                    let (c, b_base) =
-                        at(self, &b_stage, &mut b_access, buffer_offset[1], [k0 + 4, 8 * wn * j])?;
-                    let hi = self.shared_int(32, &b_stage, c, b_base)?;
-                    b_frags.push(vec![lo, hi]);
-                    j += 1;
-                } else if j + 1 < tiles_n {
-                    let regs = self.ldmatrix(b_ty, &b_stage, c, b_base, 4)?;
-                    b_frags.push(regs[..2].to_vec());
-                    b_frags.push(regs[2..].to_vec());
-                    j += 2;
-                } else {
-                    b_frags.push(self.ldmatrix(b_ty, &b_stage, c, b_base, 2)?);
-                    j += 1;
+                    let (c, a_base) = at(self, &a_stage, &mut a_access, buffer_offset[0], [16 * wm * i, k0])?;
+                    a_frags.push(self.ldmatrix(a_ty, &a_stage, c, a_base, 4)?);
+                }
+                let mut b_frags: Vec<Vec<Value<'c, 'a>>> = Vec::new();
+                let mut j = 0;
+                while j < tiles_n {
+                    let (c, b_base) = at(self, &b_stage, &mut b_access, buffer_offset[1], [k0, 8 * wn * j])?;
+                    if b_stage.gather8 {
+                        // Register r holds k = k0 + 16 r + 4 (lane % 4) + 0 … 3.
+                        let mut frag = Vec::new();
+                        for r in 0..2u64 {
+                            let mut bytes = Vec::new();
+                            for i in 0..4u64 {
+                                let (c, base) = at(
+                                    self,
+                                    &b_stage,
+                                    &mut b_access,
+                                    buffer_offset[1],
+                                    [k0 + 16 * r + i, 8 * wn * j],
+                                )?;
+                                bytes.push(self.shared_int(8, &b_stage, c, base)?);
+                            }
+                            frag.push(self.pack_word(&bytes)?);
+                        }
+                        b_frags.push(frag);
+                        j += 1;
+                    } else if b_stage.scalar {
+                        let lo = self.shared_int(32, &b_stage, c, b_base)?;
+                        let (c, b_base) =
+                            at(self, &b_stage, &mut b_access, buffer_offset[1], [k0 + 4, 8 * wn * j])?;
+                        let hi = self.shared_int(32, &b_stage, c, b_base)?;
+                        b_frags.push(vec![lo, hi]);
+                        j += 1;
+                    } else if j + 1 < tiles_n {
+                        let regs = self.ldmatrix(b_ty, &b_stage, c, b_base, 4)?;
+                        b_frags.push(regs[..2].to_vec());
+                        b_frags.push(regs[2..].to_vec());
+                        j += 2;
+                    } else {
+                        b_frags.push(self.ldmatrix(b_ty, &b_stage, c, b_base, 2)?);
+                        j += 1;
+                    }
+                }
+                for frag in a_frags.iter_mut() {
+                    self.tf32_parts(frag, a_part)?;
+                }
+                for frag in b_frags.iter_mut() {
+                    self.tf32_parts(frag, b_part)?;
+                }
+                for i in 0..tiles_m as usize {
+                    for j in 0..tiles_n as usize {
+                        let at = 4 * (j + tiles_n as usize * i);
+                        let out = self.mma_sync(&instr, &a_frags[i], &b_frags[j], &acc[at..at + 4])?;
+                        acc.splice(at..at + 4, out);
+                    }
                 }
             }
-            for i in 0..tiles_m as usize {
-                for j in 0..tiles_n as usize {
-                    let at = 4 * (j + tiles_n as usize * i);
-                    let out = self.mma_sync(&instr, &a_frags[i], &b_frags[j], &acc[at..at + 4])?;
-                    acc.splice(at..at + 4, out);
-                }
-            }
+        }
+        if x3 {
+            acc = acc
+                .into_iter()
+                .zip(c_regs)
+                .map(|(d, c)| self.mlir(self.b.binary("arith.addf", d, c)))
+                .collect::<Result<_, _>>()?;
         }
         self.shared_in_use = true;
         self.values.insert(r, Lowered::block(acc));
         Ok(())
+    }
+
+    /// Replaces each fp32 word of a tf32 fragment by its `part`.
+    fn tf32_parts(&self, frag: &mut [Value<'c, 'a>], part: Tf32Part) -> Result<(), LowerError> {
+        if part == Tf32Part::Whole {
+            return Ok(());
+        }
+        let b = self.b;
+        let (i32t, f32t) = (b.i32_type(), b.f32_type());
+        for word in frag.iter_mut() {
+            let big = self.pure_asm("cvt.rna.tf32.f32 $0, $1;", "=r,r", &[*word], i32t)?;
+            *word = if part == Tf32Part::Big {
+                big
+            } else {
+                let x = self.mlir(b.value("llvm.bitcast", &[*word], f32t, &[]))?;
+                let hi = self.mlir(b.value("llvm.bitcast", &[big], f32t, &[]))?;
+                let lo = self.mlir(b.binary("arith.subf", x, hi))?;
+                self.mlir(b.value("llvm.bitcast", &[lo], i32t, &[]))?
+            };
+        }
+        Ok(())
+    }
+
+    /// `isnan(v) ? 0 : v` for an fp32 accumulator register.
+    fn nan_to_zero(&self, v: Value<'c, 'a>) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let i64t: Type = IntegerType::new(ctx, 64).into();
+        // `uno`: unordered (either operand NaN).
+        let pred = IntegerAttribute::new(i64t, 14).into();
+        let i1: Type = IntegerType::new(ctx, 1).into();
+        let nan = self.mlir(b.value("arith.cmpf", &[v, v], i1, &[("predicate", pred)]))?;
+        let zero = self.mlir(b.const_f32(0.0))?;
+        self.mlir(b.select(nan, zero, v))
     }
 
     /// A pointer to element `const_part + dynamic` of a staging area (a pipeline buffer
@@ -438,7 +554,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
 
     /// Writes an operand's registers to its staging area, as vectors along the stored
     /// rows where its registers are contiguous there.
-    fn stage_write(
+    pub(super) fn stage_write(
         &mut self,
         regs: &[Value<'c, 'a>],
         elem: Type<'c>,
@@ -461,7 +577,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         for r in (0..regs.len()).step_by(vec) {
             let c = &coords[r];
             let (index, thread) = self.staged_offset(staged, &mut access, [c[0], c[1]])?;
-            let slot = self.shared_slot(elem, staged.byte_offset, index, thread)?;
+            let slot = self.staged_slot(elem, staged, index, thread)?;
             let value = if vec == 1 {
                 regs[r]
             } else {

@@ -23,6 +23,7 @@ mod fp8;
 mod function;
 mod memory;
 mod mma;
+pub use mma::tf32x3_order;
 mod reduce;
 mod scan;
 mod shape;
@@ -116,6 +117,9 @@ pub struct CompiledKernel {
     /// Pointer parameters after `abi` ([`Target::scratch_pointer_params`]: on AMD,
     /// Triton's global and profile scratch pointers, which the launcher passes as null).
     pub hidden_pointers: u32,
+    /// The order of every reduction and scan in the code ([`crate::combine_orders`]), for
+    /// the bundle's metadata.
+    pub combine_orders: serde_json::Value,
 }
 
 /// The stage a compilation failed in.
@@ -323,6 +327,7 @@ fn compile_in(
         dynamic_shared: built.dynamic_shared,
         abi: built.abi,
         hidden_pointers: 0,
+        combine_orders: built.combine_orders,
     };
     Ok((kernel, lowered.llvm_ir))
 }
@@ -390,6 +395,7 @@ fn compile_amdgpu(
         dynamic_shared: built.dynamic_shared,
         abi: built.abi,
         hidden_pointers: target.scratch_pointer_params(),
+        combine_orders: built.combine_orders,
     };
     Ok((kernel, lowered.llvm_ir))
 }
@@ -417,6 +423,8 @@ struct BuiltModule<'c> {
     externs: Vec<String>,
     /// The oldest compute capability the code needs, with the op's span and why.
     requires_sm: Option<(u32, Option<Span>, String)>,
+    /// [`crate::combine_orders`] of the GPU IR.
+    combine_orders: serde_json::Value,
 }
 
 fn build_module<'c>(
@@ -437,6 +445,7 @@ fn build_module<'c>(
     let func = &gpu;
     let layouts = LayoutAssignment::from_gpu_ir(func, gpu_options.num_warps, gpu_options.warp_size())
         .map_err(layout_error)?;
+    let combine_orders = crate::combine_orders::combine_orders(func, &layouts, sources, target);
     let mut params = Vec::new();
     let mut abi = Vec::new();
     for (i, &arg) in func.args().iter().enumerate() {
@@ -553,6 +562,7 @@ fn build_module<'c>(
         abi,
         externs: externs.into_iter().map(|(n, _)| n).collect(),
         requires_sm,
+        combine_orders,
     })
 }
 

@@ -1,6 +1,7 @@
 //! The codegen test binary (one binary: each links LLVM/MLIR, about 250 MB).
 
 mod approx;
+mod combine_orders;
 mod debug_assert;
 #[path = "../../../tritonc-ttgir/tests/fixtures/mod.rs"]
 mod fixtures;

@@ -53,6 +53,24 @@ fn each_dtype_uses_tritons_mma_instruction_on_sm_80() {
                 "{name} sm_{sm}"
             );
             assert!(!k.ptx.contains("fma.rn.f32"), "{name} sm_{sm}: no FMA dot left");
+            let order: Vec<String> = case["order"]
+                .as_array()
+                .expect("order")
+                .iter()
+                .map(|v| v.as_str().expect("text").to_string())
+                .collect();
+            if name.ends_with("tf32x3") {
+                // Triton's split, step for step, and three sweeps of the tf32 dot's
+                // instructions (the same source with `tf32` has one).
+                assert_eq!(order, tritonc_codegen::lower::tf32x3_order(), "{name}");
+                let tf32 = source.replace("input_precision=\"tf32x3\"", "input_precision=\"tf32\"");
+                let single = compile_source("dot.py", &tf32, "kernel", sig, 4, sm).expect("tf32 compiles");
+                let count = |ptx: &str| ptx.matches("mma.sync.aligned.").count();
+                assert_eq!(count(&k.ptx), 3 * count(&single.ptx), "{name} sm_{sm}");
+                assert!(k.ptx.contains("sub.f32") || k.ptx.contains("sub.rn.f32"), "{name}: small = x - big");
+            } else {
+                assert_eq!(order, ["dot(x, x)"], "{name}");
+            }
             if name.starts_with("fp8") {
                 // Widened exactly with sm_89's cvt, as Triton does.
                 assert!(k.ptx.contains("cvt.rn.f16x2.e4m3x2"), "{}", k.ptx);
