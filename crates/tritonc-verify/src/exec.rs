@@ -207,6 +207,13 @@ pub trait Executor {
         false
     }
 
+    /// The target of the code it runs `case` with (a GPU: its bundle's), whose
+    /// reduction and scan orders the interpreter replays when compared with it; `None`
+    /// for the interpreter itself or when unknown (the interpreter's default order).
+    fn code_target(&mut self, _case: &PreparedCase) -> Option<tritonc_target::Target> {
+        None
+    }
+
     /// Whether it runs whole launches past 2^31 elements ([`Executor::run_gathering`]):
     /// a GPU does; the interpreter runs only sampled programs of those.
     fn runs_large_launches(&self) -> bool {
@@ -245,6 +252,20 @@ impl InterpreterExecutor {
                 ..InterpOptions::default()
             },
         }
+    }
+
+    /// [`InterpreterExecutor::new`] combining reductions and scans in the order the code
+    /// for `target` does (`None`: the default order, sm_90's).
+    pub fn for_target(
+        poison_masked: bool,
+        detect_races: bool,
+        target: Option<tritonc_target::Target>,
+    ) -> Self {
+        let mut e = Self::new(poison_masked, detect_races);
+        if let Some(t) = target {
+            e.options.reduction_orders = tritonc_interp::ReductionOrderSource::BackendFor(t);
+        }
+        e
     }
 
     /// One run: the outputs, or the interpreter's error.

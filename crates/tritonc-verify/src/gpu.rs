@@ -266,6 +266,11 @@ impl<S: BundleSource> GpuExecutor<S> {
 }
 
 impl<S: BundleSource> Executor for GpuExecutor<S> {
+    fn code_target(&mut self, case: &PreparedCase) -> Option<tritonc_target::Target> {
+        let bundles = self.source.bundles_for(case).ok()?;
+        tritonc_target::Target::parse(&bundles.first()?.meta.target)
+    }
+
     fn describe(&mut self) -> String {
         match self.open() {
             Ok(d) => format!("{} ({})", d.name(), d.arch()),

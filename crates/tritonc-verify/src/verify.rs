@@ -226,7 +226,9 @@ fn run_case(
     // fp32 inputs' top 10 mantissa bits as they are (as Triton's do); the interpreter
     // rounds them to nearest. The device is then an independent TF32 implementation.
     crate::tolerance::independent_tf32(&mut numerics);
-    let oracle = InterpreterExecutor::new(false, false);
+    // The interpreter replays the reduction and scan orders of the device's code
+    // (its bundle's target: wave64 on AMD, blocked dot results below sm_80).
+    let oracle = InterpreterExecutor::for_target(false, false, device.code_target(prepared));
     let (stage, label) = (case.stage, case.label.as_str());
     match &case.kind {
         CaseKind::Compare { with_references } => {

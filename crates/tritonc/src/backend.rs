@@ -645,6 +645,18 @@ impl tritonc_verify::BundleSource for KernelSource {
 
 /// The kernel source for `--bundle DIR` (read now) or, without it, the back end for
 /// `target`; an error message with its exit status otherwise.
+/// The target whose reduction and scan orders `run --interpret`/`verify --interpret`
+/// replay: the bundle's (`--bundle DIR`, its first variant's), else `--target`'s.
+pub fn interpret_target(bundle: Option<&std::path::Path>, target: &str) -> Option<Target> {
+    match bundle {
+        Some(dir) => {
+            let dir = tritonc_verify::BundleDir::read(dir).ok()?;
+            Target::parse(&dir.bundles.first()?.meta.target)
+        }
+        None => Target::parse(target),
+    }
+}
+
 pub fn kernel_source(
     bundle: Option<&std::path::Path>,
     target: &str,

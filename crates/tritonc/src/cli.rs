@@ -245,7 +245,8 @@ pub struct RunArgs {
     /// also on with `TRITON_DEBUG=1`). A bundle must be compiled with it too.
     #[arg(long)]
     pub debug: bool,
-    /// The target to compile for when no bundle is given.
+    /// The target to compile for when no bundle is given; with `--interpret`, the target
+    /// whose reduction and scan order the interpreter replays (a bundle's own otherwise).
     #[arg(long, value_name = "ARCH", default_value = "sm_90")]
     pub target: String,
 }
@@ -279,7 +280,8 @@ pub struct VerifyArgs {
     /// also on with `TRITON_DEBUG=1`). Bundles must be compiled with it too.
     #[arg(long)]
     pub debug: bool,
-    /// The target to compile for when no bundle is given.
+    /// The target to compile for when no bundle is given; with `--interpret`, the target
+    /// whose reduction and scan order the interpreter replays (a bundle's own otherwise).
     #[arg(long, value_name = "ARCH", default_value = "sm_90")]
     pub target: String,
 }

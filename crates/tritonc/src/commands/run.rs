@@ -122,7 +122,8 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
     };
     let mut outputs = None;
     let (device, result) = if args.interpret {
-        let mut interp = InterpreterExecutor::new(args.poison_masked, true);
+        let target = crate::backend::interpret_target(args.bundle.as_deref(), &args.target);
+        let mut interp = InterpreterExecutor::for_target(args.poison_masked, true, target);
         let bar = interpreter_progress(out);
         if let Some(bar) = &bar {
             let bar = bar.clone();

@@ -48,7 +48,8 @@ pub fn run(args: &VerifyArgs, out: &Output) -> Exit {
     let mut interp;
     let mut gpu;
     let device: &mut dyn Executor = if args.interpret {
-        interp = InterpreterExecutor::new(false, false);
+        let target = crate::backend::interpret_target(args.bundle.as_deref(), &args.target);
+        interp = InterpreterExecutor::for_target(false, false, target);
         &mut interp
     } else {
         let mut source = match backend::kernel_source(args.bundle.as_deref(), &args.target) {
