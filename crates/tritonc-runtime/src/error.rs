@@ -89,6 +89,10 @@ pub enum RuntimeError {
     /// Several variants were offered and none accepts the arguments.
     #[error("{0}")]
     NoMatchingVariant(NoMatchingVariant),
+    /// One named variant was launched with arguments it was not compiled for (a typed
+    /// launch function `tritonc-build` generated); the error lists every variant.
+    #[error("{0}")]
+    SpecializationMiss(crate::variants::SpecializationMiss),
     /// The grid is empty or too large.
     #[error("invalid grid: {0}")]
     InvalidGrid(String),
@@ -166,6 +170,7 @@ impl RuntimeError {
             | RuntimeError::IncompatibleBundle { .. }
             | RuntimeError::LaunchRefused(_)
             | RuntimeError::NoMatchingVariant(_)
+            | RuntimeError::SpecializationMiss(_)
             | RuntimeError::InvalidGrid(_)
             | RuntimeError::BufferMismatch(_) => exit::INPUT_ERROR,
             RuntimeError::BackendNotBuilt { .. } => exit::NOT_IMPLEMENTED,

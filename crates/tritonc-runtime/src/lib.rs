@@ -55,6 +55,7 @@ mod error;
 mod hip;
 mod kernel;
 mod select;
+mod variants;
 
 pub use args::{Arg, DevicePtr, Grid, Stream};
 pub use backend::{default_backend, set_default_backend, Backend};
@@ -67,4 +68,5 @@ pub use select::{
     CodeChoice,
 };
 pub use tritonc_bundle::{Bundle, BundleMeta, ConstValue};
+pub use variants::{EmbeddedBundle, SpecializationMiss, Variants};
 pub use tritonc_ir::DType;

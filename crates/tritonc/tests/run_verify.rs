@@ -1067,3 +1067,33 @@ fn emit_c_builds_the_c_example_which_runs_up_to_the_device() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `examples/rust-build` as docs/rust.md shows it: its build script compiles
+/// `add_kernel` with this `tritonc` (tritonc-build), the generated launch functions
+/// compile, and its tests pass: the variants it holds, the choice among them, the miss
+/// error naming them, and `run` up to the device (exit 3 without a GPU). The example is
+/// its own Cargo workspace, built in its own target directory beside this one.
+#[test]
+fn rust_build_example_compiles_its_kernels_in_build_rs_and_runs_up_to_the_device() {
+    let exe = Path::new(env!("CARGO_BIN_EXE_tritonc"));
+    let target = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("tritonc lives in TARGET/PROFILE/")
+        .join("example-rust-build");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let o = std::process::Command::new(cargo)
+        .args(["test", "--offline", "--locked", "--manifest-path"])
+        .arg(root().join("examples/rust-build/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .env("TRITONC", exe)
+        .output()
+        .expect("cargo runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("test result: ok. 5 passed"), "{stdout}");
+}
