@@ -67,9 +67,11 @@ class LaunchError(ValueError):
 _TORCH_NAMES: dict = {}
 
 
-def tensor_info(obj: Any) -> Optional[Tuple[int, str, Optional[str]]]:
+def tensor_info(obj: Any, stream: Optional[int] = None) -> Optional[Tuple[int, str, Optional[str]]]:
     """(device address, signature dtype name or the foreign name, why it is unusable)
-    of a tensor-like object, or None for anything else."""
+    of a tensor-like object — a PyTorch tensor, an object with
+    ``__cuda_array_interface__`` or one exporting DLPack — or None for anything else.
+    ``stream``: the stream the launch will use (for DLPack producers)."""
     if hasattr(obj, "data_ptr") and hasattr(obj, "dtype") and callable(obj.data_ptr):
         dtype = obj.dtype
         try:
@@ -90,7 +92,64 @@ def tensor_info(obj: Any) -> Optional[Tuple[int, str, Optional[str]]]:
         typestr = str(iface.get("typestr", ""))
         dtype = TYPESTRS.get(typestr[1:], typestr)
         return int(iface["data"][0]), dtype, None
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        return _dlpack_info(obj, stream)
     return None
+
+
+#: DLPack device types that are CUDA memory (kDLCUDA, kDLCUDAHost, kDLCUDAManaged).
+_DLPACK_CUDA = {2: "CUDA", 3: "CUDA host", 13: "CUDA managed"}
+#: (type code, bits) of DLPack dtypes to signature names (kDLInt 0, kDLUInt 1,
+#: kDLFloat 2, kDLBfloat 4, kDLBool 6).
+_DLPACK_DTYPES = {
+    (0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64",
+    (1, 8): "u8", (1, 16): "u16", (1, 32): "u32", (1, 64): "u64",
+    (2, 16): "fp16", (2, 32): "fp32", (2, 64): "fp64", (4, 16): "bf16", (6, 8): "i1",
+}
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    """The start of a (legacy, unversioned) ``DLManagedTensor``: its ``DLTensor``."""
+
+    _fields_ = [
+        ("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _dlpack_info(obj: Any, stream: Optional[int]) -> Tuple[int, str, Optional[str]]:
+    """Address, dtype and problem of an object exporting DLPack (``__dlpack__``): JAX,
+    CuPy, TensorFlow, NumPy (on the CPU) and anything else that does. The capsule is
+    read, not consumed: its producer keeps ownership and frees it as usual. ``stream``
+    is the stream the kernel will run on (DLPack's convention: 1 for the legacy default
+    stream), passed so that the producer orders its pending work before it."""
+    device_type, device_id = obj.__dlpack_device__()
+    if int(device_type) not in _DLPACK_CUDA:
+        return 0, "?", (f"is on DLPack device type {int(device_type)}, not in CUDA memory "
+                        "(device type 2)")
+    try:
+        capsule = obj.__dlpack__(stream=stream if stream else 1)
+    except TypeError:  # a producer older than the stream keyword
+        capsule = obj.__dlpack__()
+    t = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
+    dtype = _DLPACK_DTYPES.get((t.dtype.code, t.dtype.bits))
+    if dtype is None or t.dtype.lanes != 1:
+        dtype = f"DLPack dtype (code {t.dtype.code}, {t.dtype.bits} bits, {t.dtype.lanes} lanes)"
+    return (t.data or 0) + t.byte_offset, dtype, None
 
 
 def _float_bits(value: float, dtype: str) -> int:
@@ -128,10 +187,11 @@ def _show(value: Any) -> str:
         if isinstance(value, (bool, type(None))) else repr(value)
 
 
-def check_args(bundle: Bundle, args: Sequence[Any]) -> List[Any]:
+def check_args(bundle: Bundle, args: Sequence[Any], stream: Optional[int] = None) -> List[Any]:
     """Checks ``args`` (one per source parameter, in order) against ``bundle`` and
     returns the kernel's parameters as ctypes values in ``.entry`` order; raises
-    :class:`LaunchError` listing every violation."""
+    :class:`LaunchError` listing every violation. ``stream``: the stream the launch will
+    use, for tensors exported through DLPack."""
     if len(args) != len(bundle.params):
         raise TypeError(
             f"{bundle.kernel_name} takes {len(bundle.params)} arguments "
@@ -148,7 +208,7 @@ def check_args(bundle: Bundle, args: Sequence[Any]) -> List[Any]:
             if not (type(a) is int and a == 1):
                 bad(f"was specialized as equal to 1 (==1), but {_show(a)} was given")
         elif p.kind == "pointer":
-            info = tensor_info(a)
+            info = tensor_info(a, stream)
             if info is None:
                 bad(f"expects a tensor of {p.dtype}, but {type(a).__name__} was given")
                 continue

@@ -58,6 +58,7 @@ class Driver:
         version = ctypes.c_int(0)
         self.check("cuDriverGetVersion", self.lib.cuDriverGetVersion(ctypes.byref(version)))
         self.version = version.value
+        self._fast_state = None
         self.lib.cuLaunchKernel.argtypes = [
             ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
             ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p,
@@ -145,6 +146,14 @@ class Driver:
             params, None))
 
 
+    def fast_state(self):
+        """The driver calls of the fast launch path (one per process)."""
+        if self._fast_state is None:
+            from ._fast import DriverState
+            self._fast_state = DriverState(self)
+        return self._fast_state
+
+
 def driver() -> Driver:
     """The process's driver, loaded and initialized once."""
     global _driver
@@ -159,12 +168,14 @@ class Loaded:
 
     def __init__(self, bundle: Bundle):
         self.bundle = bundle
-        self.functions: Dict[int, int] = {}
+        #: context -> (function, device, function as a void*), as loaded there.
+        self.by_context: Dict[int, Tuple[int, int, ctypes.c_void_p]] = {}
         self.lock = threading.Lock()
 
     def function(self, d: Driver, ctx: int, dev: int) -> int:
         with self.lock:
-            f = self.functions.get(ctx)
+            f = self.by_context.get(ctx)
             if f is None:
-                f = self.functions[ctx] = d.load(self.bundle, dev)
-            return f
+                loaded = d.load(self.bundle, dev)
+                f = self.by_context[ctx] = (loaded, dev, ctypes.c_void_p(loaded))
+            return f[0]

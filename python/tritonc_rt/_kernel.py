@@ -7,7 +7,8 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._bundle import Bundle, BundleError, load_bundle
-from ._check import LaunchError, check_args, specialization_score, tensor_info
+from ._check import LaunchError, check_args, specialization_score
+from . import _fast
 from ._cuda import Loaded, driver
 
 Grid = Union[int, Sequence[int], Callable[[Dict[str, Any]], Sequence[int]]]
@@ -55,12 +56,24 @@ class Kernel:
         # Most specialized first: the first that accepts the arguments is launched.
         self.variants = [Loaded(b) for b in
                          sorted(bundles, key=specialization_score, reverse=True)]
+        # The fast path (_fast.py), built after the first launch has loaded the driver;
+        # False: not built yet.
+        self._fast: Any = False
 
     def __repr__(self) -> str:
         return f"<tritonc_rt.Kernel {self.name} ({len(self.variants)} variant(s))>"
 
     def __getitem__(self, grid: Grid) -> Callable[..., None]:
         def launcher(*args: Any, stream: Optional[int] = None, **kwargs: Any) -> None:
+            fast = self._fast
+            if fast:
+                try:
+                    if fast(grid, stream, *args, **kwargs):
+                        return
+                except TypeError as e:
+                    if e.__traceback__ is not None and e.__traceback__.tb_next is not None:
+                        raise  # raised inside the launch, not by binding the call
+                    # A call the fast path does not bind: the general path says why.
             self.launch(grid, *args, stream=stream, **kwargs)
         return launcher
 
@@ -90,12 +103,13 @@ class Kernel:
                     raise TypeError(f"{self.name} is missing the argument `{name}`")
         return bound
 
-    def select(self, bound: Sequence[Any]) -> Tuple[Loaded, List[Any]]:
-        """The most specialized variant that accepts ``bound``, and its parameters."""
+    def select(self, bound: Sequence[Any], stream: Optional[int] = None) -> Tuple[Loaded, List[Any]]:
+        """The most specialized variant that accepts ``bound``, and its parameters
+        (``stream``: the launch's, for tensors exported through DLPack)."""
         refusals = []
         for v in self.variants:
             try:
-                return v, check_args(v.bundle, bound)
+                return v, check_args(v.bundle, bound, stream)
             except LaunchError as e:
                 refusals.append(e)
         if len(refusals) == 1:
@@ -107,7 +121,13 @@ class Kernel:
         ``CUstream`` handle as an int; default: PyTorch's current stream when PyTorch is
         loaded, else the default stream)."""
         bound = self.bind(args, kwargs)
-        variant, values = self.select(bound)
+        device = _device_of(bound)
+        # The stream, known before the checks (a DLPack producer is told it); PyTorch's
+        # is asked without the driver, so argument errors still come first.
+        given = stream
+        if stream is None:
+            stream = _current_stream(device)
+        variant, values = self.select(bound, stream)
         if callable(grid):
             grid = grid(dict(zip(self.params, bound)))
         dims = (grid,) if isinstance(grid, int) else tuple(grid)
@@ -119,21 +139,28 @@ class Kernel:
         if 0 in dims:
             return  # as Triton: no programs, nothing to launch
         d = driver()
-        device = _device_of(bound)
         ctx, dev = d.context(device)
         function = variant.function(d, ctx, dev)
-        if stream is None:
-            stream = _current_stream(device)
+        if given is None and dev != device:
+            stream = _current_stream(dev)  # the current context's device, not the tensor's
         b = variant.bundle
         d.launch(function, dims, 32 * b.num_warps, b.dynamic_shared_bytes, stream, values)
+        if self._fast is False and os.environ.get("TRITONC_RT_FAST", "1") != "0":
+            self._fast = _fast.build(self.name, self.params, self.variants, d.fast_state())
 
 
 def _device_of(bound: Sequence[Any]) -> int:
-    """The CUDA device of the first PyTorch tensor among the arguments (else 0)."""
+    """The CUDA device of the first PyTorch tensor (or DLPack export in CUDA memory)
+    among the arguments (else 0)."""
     for a in bound:
+        if hasattr(a, "__dlpack_device__") and not hasattr(a, "data_ptr"):
+            kind, index = a.__dlpack_device__()
+            if int(kind) in (2, 13):
+                return int(index)
+            continue
         device = getattr(a, "device", None)
         index = getattr(device, "index", None)
-        if tensor_info(a) is not None and isinstance(index, int):
+        if hasattr(a, "data_ptr") and isinstance(index, int):
             return index
     return 0
 

@@ -211,11 +211,12 @@ impl Variants {
     /// The variant [`Variants::launch`] would launch for `args`.
     pub fn select(&self, args: &[Arg]) -> Result<usize, RuntimeError> {
         let mut best: Option<(usize, (usize, bool, u32))> = None;
-        let mut refusals = Vec::new();
+        // Why each refused; labelled only when no variant accepts (formatting the keys
+        // costs more than the checks).
+        let mut refused: Vec<(usize, Vec<Violation>)> = Vec::new();
         for (i, s) in self.slots.iter().enumerate() {
-            let label = self.label(i);
-            if let Some(reason) = &s.unusable {
-                refusals.push((label, vec![format!("cannot run on this GPU: {reason}")]));
+            if s.unusable.is_some() {
+                refused.push((i, Vec::new()));
                 continue;
             }
             match check_and_marshal(&s.bundle.meta, args) {
@@ -225,13 +226,24 @@ impl Variants {
                         best = Some((i, score));
                     }
                 }
-                Err(v) => refusals.push((label, v.iter().map(Violation::to_string).collect())),
+                Err(v) => refused.push((i, v)),
             }
         }
-        best.map(|(i, _)| i)
-            .ok_or(RuntimeError::NoMatchingVariant(NoMatchingVariant {
-                refusals,
-            }))
+        match best {
+            Some((i, _)) => Ok(i),
+            None => Err(RuntimeError::NoMatchingVariant(NoMatchingVariant {
+                refusals: refused
+                    .into_iter()
+                    .map(|(i, violations)| {
+                        let why = match &self.slots[i].unusable {
+                            Some(reason) => vec![format!("cannot run on this GPU: {reason}")],
+                            None => violations.iter().map(Violation::to_string).collect(),
+                        };
+                        (self.label(i), why)
+                    })
+                    .collect(),
+            })),
+        }
     }
 
     /// `NAME: KEY` for variant `index`, as messages name it.
