@@ -365,7 +365,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         // of that set to 0, then + big(A)·big(B), then + C. Each sweep reads the fragments
         // again and splits them in registers.
         let c_regs = self.operand(op, 2)?.regs;
-        let x3 = input_precision == InputPrecision::Tf32x3;
+        // Only fp32 operands are split; others ignore the precision (as Triton does).
+        let x3 = input_precision == InputPrecision::Tf32x3 && a_dt == DType::F32;
         let sweeps: &[(Tf32Part, Tf32Part)] = if x3 {
             &TF32X3_SWEEPS
         } else {

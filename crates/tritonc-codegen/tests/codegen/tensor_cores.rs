@@ -68,6 +68,11 @@ fn each_dtype_uses_tritons_mma_instruction_on_sm_80() {
                 let count = |ptx: &str| ptx.matches("mma.sync.aligned.").count();
                 assert_eq!(count(&k.ptx), 3 * count(&single.ptx), "{name} sm_{sm}");
                 assert!(k.ptx.contains("sub.f32") || k.ptx.contains("sub.rn.f32"), "{name}: small = x - big");
+                // fp16 operands ignore the precision (Triton 3.6 emits the plain fp16 dot).
+                let sig16 = sig.replacen("*fp32", "*fp16", 2);
+                let f16 = compile_source("dot.py", source, "kernel", &sig16, 4, sm).expect("fp16 compiles");
+                let plain = compile_source("dot.py", &tf32, "kernel", &sig16, 4, sm).expect("fp16 compiles");
+                assert_eq!(f16.ptx.replace("tf32x3", "tf32"), plain.ptx, "{name} sm_{sm}: fp16 operands are not split");
             } else {
                 assert_eq!(order, ["dot(x, x)"], "{name}");
             }
