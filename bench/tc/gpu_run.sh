@@ -27,9 +27,10 @@ for d in "$dir"/verify/*/; do
 done
 echo "verify: $pass passed, $fail failed"
 if command -v compute-sanitizer >/dev/null; then
-  for n in fp16_nn bf16_nn; do
+  for n in fp16_nn bf16_nn tf32x3_nn flash_attention; do
+    spec=tests/tensor_cores/$n.toml; [ -f "$spec" ] || spec=examples/$n.toml
     for tool in racecheck synccheck; do
-      timeout 90 compute-sanitizer --tool $tool "$dir/tritonc" run tests/tensor_cores/$n.toml --bundle "$dir/verify/$n" 2>&1 | tail -1 | sed "s/^/$tool $n: /"
+      timeout 90 compute-sanitizer --tool $tool "$dir/tritonc" run "$spec" --bundle "$dir/verify/$n" 2>&1 | tail -1 | sed "s/^/$tool $n: /"
     done
   done
 fi
