@@ -1097,3 +1097,36 @@ fn rust_build_example_compiles_its_kernels_in_build_rs_and_runs_up_to_the_device
     assert!(o.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("test result: ok. 5 passed"), "{stdout}");
 }
+
+/// `python/tests/test_capture.py` with this `tritonc`: captured launches become specs
+/// that parse and run, and a capture over the CPU interpreter replays bit for bit (when
+/// `libtritonc_pyinterp.so` is built beside this binary). Without PyTorch and Triton on
+/// the machine its tests are skipped.
+#[test]
+fn captured_launches_become_specs_that_run() {
+    let exe = Path::new(env!("CARGO_BIN_EXE_tritonc"));
+    let target = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("tritonc lives in TARGET/PROFILE/");
+    let o = std::process::Command::new("python3")
+        .args([
+            "-m",
+            "unittest",
+            "discover",
+            "-v",
+            "-s",
+            "python/tests",
+            "-p",
+            "test_capture.py",
+        ])
+        .current_dir(root())
+        .env("TRITONC", exe)
+        .env("CARGO_TARGET_DIR", target)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python3 on PATH");
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("Ran 6 tests"), "{text}");
+}
