@@ -137,6 +137,25 @@ class TritoncRt(unittest.TestCase):
             tritonc_rt.load(path)
         self.assertIn("written by a newer tritonc", str(c.exception))
 
+    def test_the_format_stability_policy(self):
+        """docs/runtime.md, "Stability of the format", as crates/tritonc-bundle/tests/
+        stability.rs checks it for the Rust reader: a bundle without the optional fields
+        added since the first version-1 writers loads with their defaults, a field from a
+        newer writer is ignored, a newer version is refused by name."""
+        added_since = ["static_shared_bytes", "hidden_params", "reduction_layouts", "ptxas",
+                       "min_driver_version"]
+        old = tritonc_rt.load_bundle(variant(
+            self.tmp, "old.tcb", lambda m: [m.pop(f) for f in added_since]))
+        self.assertEqual(old.min_driver_version, 12000)  # read from the PTX's .version
+        self.assertEqual(old.params, tritonc_rt.load_bundle(BUNDLE).params)
+        newer_field = tritonc_rt.load_bundle(variant(
+            self.tmp, "field.tcb", lambda m: m.update(a_field_from_a_newer_tritonc={"x": 1})))
+        self.assertEqual(newer_field.params, old.params)
+        with self.assertRaises(tritonc_rt.BundleError) as c:
+            tritonc_rt.load_bundle(variant(
+                self.tmp, "v3.tcb", lambda m: m.update(format_version=3, params="?")))
+        self.assertIn("written by a newer tritonc", str(c.exception))
+
     def test_grids(self):
         args = (Array(0x1000), Array(0x2000), Array(0x3000), 4096)
         seen = {}
