@@ -1,7 +1,5 @@
-//! Records the commit the binary is built from (`TRITONC_GIT_COMMIT`), part of the
-//! compile cache's toolchain identity. Outside a git checkout, or without git, nothing
-//! is recorded. No `rerun-if-changed` is printed, so cargo runs this again whenever a
-//! file of the package changes.
+//! Link settings of the `tritonc` executable (the commit it is built from is recorded by
+//! `tritonc-driver`'s build script, for the compile cache).
 //!
 //! On Linux the `tritonc` executable is linked as a position-dependent executable
 //! (`-no-pie`): with statically linked LLVM/MLIR a PIE carries ~280,000 relative
@@ -20,7 +18,6 @@
 //! (`CARGO_TARGET_DIR`, `--target-dir`) are the builder's choice.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn main() {
     check_target_dir();
@@ -34,18 +31,6 @@ fn main() {
                 "cargo:rustc-link-arg-bins=-Wl,--whole-archive,-l:libstdc++.a,--no-whole-archive"
             );
         }
-    }
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty());
-    if let Some(commit) = commit {
-        println!("cargo:rustc-env=TRITONC_GIT_COMMIT={commit}");
     }
 }
 

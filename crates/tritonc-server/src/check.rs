@@ -1,6 +1,8 @@
 //! Checking one document: the front end's diagnostics and lint's findings, with the
-//! configuration found from the document's directory. A panic while checking becomes an
-//! internal-error diagnostic; it never reaches the message loop.
+//! configuration found from the document's directory, through the driver's
+//! [`check_file`] — the function `tritonc lint` runs, so `@jit` helpers imported from the
+//! project's other files resolve here as they do on the command line. A panic while
+//! checking becomes an internal-error diagnostic; it never reaches the message loop.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -9,9 +11,10 @@ use std::sync::Arc;
 
 use lsp_types::Url;
 use tritonc_diagnostics::{Code, Diagnostic, FileId, Severity, SourceMap};
-use tritonc_lint::registry::KERNEL_NOT_ANALYSED;
+use tritonc_driver::check::check_file;
+use tritonc_driver::project::Projects;
 use tritonc_lint::settings::ConfigError;
-use tritonc_lint::{lint_file, Finding, Settings};
+use tritonc_lint::{Finding, Settings};
 
 use crate::documents::Document;
 
@@ -46,7 +49,7 @@ impl SettingsCache {
     fn for_dir(&mut self, dir: &Path) -> &Result<Settings, ConfigError> {
         self.by_dir
             .entry(dir.to_path_buf())
-            .or_insert_with(|| Settings::discover(dir).map(|(s, _)| s))
+            .or_insert_with(|| tritonc_driver::config::discover(dir).map(|(s, _)| s))
     }
 }
 
@@ -95,12 +98,21 @@ pub fn check_document(uri: &Url, doc: &Document, settings: &mut SettingsCache) -
         }
     };
     // Per-file ignores match the absolute path, relative to the configuration's directory.
+    let on_disk = path.is_some();
     let absolute = path
         .as_deref()
         .and_then(|p| std::fs::canonicalize(p).ok())
         .or(path)
         .unwrap_or(display);
-    findings.extend(guarded(|| lint_text(file, &absolute, &text, &settings)));
+    // The project's other modules are read from disk (saved text); the document itself
+    // is checked as edited. Their files follow the document's in `sources`.
+    let projects = on_disk.then(|| Projects::new(FileId(sources.len() as u32)));
+    findings.extend(guarded(|| {
+        check_file(file, &sources, &absolute, &settings, projects.as_ref()).findings
+    }));
+    if let Some(p) = &projects {
+        p.register(&mut sources);
+    }
     findings.sort_by_key(|f| {
         (
             f.diagnostic.primary_span().map(|s| (s.start, s.end)),
@@ -134,34 +146,6 @@ pub fn guarded(check: impl FnOnce() -> Vec<Finding>) -> Vec<Finding> {
             )]
         }
     }
-}
-
-/// What `tritonc lint` reports for one file: syntax, discovery and accepted-subset
-/// diagnostics, then the lint findings.
-fn lint_text(file: FileId, path: &Path, text: &str, settings: &Settings) -> Vec<Finding> {
-    let parsed = tritonc_syntax::parse_module(file, text);
-    let index = tritonc_syntax::discover(&parsed.module);
-    let mut front_end = parsed.diagnostics;
-    front_end.extend(index.diagnostics.iter().cloned());
-    let mut checked: Vec<&Arc<tritonc_syntax::ast::FunctionDef>> = Vec::new();
-    for kernel in &index.kernels {
-        // A function rebound under two names is checked once.
-        if !checked.iter().any(|def| Arc::ptr_eq(def, &kernel.def)) {
-            front_end.extend(tritonc_syntax::check_kernel_subset(&kernel.def));
-            checked.push(&kernel.def);
-        }
-    }
-    let report = lint_file(file, path, text, &parsed.module, &index, settings);
-    // A kernel the front end already rejected needs no "not analysed" note.
-    let rejected = front_end.iter().any(|d| d.severity == Severity::Error);
-    let mut out: Vec<Finding> = front_end.into_iter().map(Finding::new).collect();
-    out.extend(
-        report
-            .findings
-            .into_iter()
-            .filter(|f| !(rejected && f.diagnostic.code == KERNEL_NOT_ANALYSED)),
-    );
-    out
 }
 
 #[cfg(test)]

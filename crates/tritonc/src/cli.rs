@@ -54,7 +54,7 @@ pub struct ServerArgs {
 pub struct CompileArgs {
     /// The Python files that define the kernels (or `--spec SPEC…`); several compile in
     /// parallel.
-    #[arg(value_name = "FILE", required_unless_present = "spec")]
+    #[arg(value_name = "FILE", required_unless_present_any = ["spec", "show_settings"])]
     pub files: Vec<PathBuf>,
     /// Compile every variant `tritonc verify SPEC` launches (the specializations come
     /// from the launch spec's actual arguments); takes several specs.
@@ -94,9 +94,14 @@ pub struct CompileArgs {
     #[arg(long)]
     pub debug: bool,
     /// The Triton language version whose rules apply: 3.6, 3.7, 3.8 or 3.9 (default: the
-    /// project configuration's `triton-version`, else 3.6).
+    /// project configuration's `triton-version`, else the `triton` package of
+    /// `$VIRTUAL_ENV` or `./.venv`, else the Triton its torch pins, else 3.6).
     #[arg(long, value_name = "VERSION")]
     pub triton_version: Option<tritonc_sema::TritonVersion>,
+    /// Print the settings the compile would use (options, configuration, Triton version
+    /// and where each comes from) and exit without compiling.
+    #[arg(long)]
+    pub show_settings: bool,
     /// Compile on N threads (default: one per core).
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,

@@ -1,21 +1,20 @@
 //! The `tritonc` command line as a library: argument types, commands and the exit-code
-//! table. `main.rs` only installs the panic hook and calls [`run`].
+//! table. `main.rs` only installs the panic hook and calls [`run`]. Everything between
+//! the command line and the compiler (projects, configuration, selection, options,
+//! variants, the back end, the cache) is `tritonc-driver`'s.
 
 // A `Diagnostic` is the error value of every fallible step here by design; it is built
 // only on the cold path, so its size (well over clippy's 128 bytes) costs nothing.
 #![allow(clippy::result_large_err)]
 
-pub mod backend;
-pub mod cache;
 pub mod cli;
-pub mod codes;
 pub mod commands;
 pub mod exit;
-pub mod frontend;
-pub mod input;
+pub mod kernel_source;
 pub mod output;
-pub mod project;
-pub mod target;
+
+// The driver's modules, under the names the commands use.
+pub use tritonc_driver::{backend, cache, codes, frontend, input, project, target};
 
 use crate::cli::{Cli, Command};
 use crate::exit::Exit;

@@ -500,3 +500,114 @@ fn compile_checks_the_signature_before_emitting() {
         good.stdout
     );
 }
+
+// ---- the Triton version from the environment ----
+
+/// A fake Python environment at `root` with `packages` (name, release) installed, as pip
+/// leaves their metadata.
+fn fake_env(root: &std::path::Path, packages: &[(&str, &str)]) {
+    let site = root.join("lib/python3.12/site-packages");
+    for (name, release) in packages {
+        let info = site.join(format!("{name}-{release}.dist-info"));
+        std::fs::create_dir_all(&info).unwrap();
+        std::fs::write(
+            info.join("METADATA"),
+            format!("Metadata-Version: 2.1\nName: {name}\nVersion: {release}\n"),
+        )
+        .unwrap();
+    }
+}
+
+/// The `triton-version:` line of `tritonc compile FILE --show-settings` run in `dir`.
+fn shown_version(
+    dir: &std::path::Path,
+    extra: &[&str],
+    env: &[(&str, &std::path::Path)],
+) -> String {
+    let mut args = vec!["compile", "k.py", "--show-settings"];
+    args.extend_from_slice(extra);
+    let out = tritonc_with_env(dir, &args, env);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    out.stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("triton-version: "))
+        .unwrap_or_else(|| panic!("no triton-version line:\n{}", out.stdout))
+        .to_string()
+}
+
+#[test]
+fn the_triton_version_comes_from_the_environment() {
+    let dir = std::env::temp_dir().join(format!("tritonc-venv-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // The versions fixture's block-pointer kernel: Triton 3.9 removed block pointers.
+    std::fs::write(
+        dir.join("k.py"),
+        "import triton\nimport triton.language as tl\n\n@triton.jit\n\
+         def kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n    \
+         p = tl.make_block_ptr(x_ptr, shape=(n,), strides=(1,), offsets=(0,), block_shape=(BLOCK,), order=(0,))\n    \
+         x = tl.load(p, boundary_check=(0,))\n    \
+         tl.store(y_ptr + tl.arange(0, BLOCK), x)\n",
+    )
+    .unwrap();
+    // Nothing installed: the default.
+    assert_eq!(shown_version(&dir, &[], &[]), "3.6 (from the default)");
+    // `./.venv` with torch 2.14 alone: the Triton it pins.
+    fake_env(&dir.join(".venv"), &[("torch", "2.14.0+cu128")]);
+    let canonical = std::fs::canonicalize(&dir).unwrap();
+    let shown = shown_version(&dir, &[], &[]);
+    assert!(
+        shown.starts_with("3.8 (from the Triton torch 2.14.0+cu128 pins, installed in "),
+        "{shown}"
+    );
+    // A `triton` package there wins over torch's pin.
+    fake_env(&dir.join(".venv"), &[("triton", "3.9.0")]);
+    assert!(shown_version(&dir, &[], &[]).starts_with("3.9 (from triton 3.9.0 installed in "));
+    // `$VIRTUAL_ENV` wins over `./.venv`.
+    let active = dir.join("active");
+    fake_env(&active, &[("torch", "2.12.1")]);
+    let shown = shown_version(&dir, &[], &[("VIRTUAL_ENV", active.as_path())]);
+    assert_eq!(
+        shown,
+        format!(
+            "3.7 (from the Triton torch 2.12.1 pins, installed in {})",
+            active.display()
+        )
+    );
+    // The environment's 3.9 applies to the compile: block pointers are gone.
+    let out = tritonc_in(
+        &dir,
+        &[
+            "compile",
+            "k.py",
+            "--signature",
+            "*fp32, *fp32, i32, 64",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("E0301"), "{}", out.stderr);
+    // The configuration wins over the environment, the command line over both.
+    std::fs::write(dir.join("tritonc.toml"), "triton-version = \"3.6\"\n").unwrap();
+    let shown = shown_version(&dir, &[], &[]);
+    assert!(shown.starts_with("3.6 (from triton-version in "), "{shown}");
+    let out = tritonc_in(
+        &dir,
+        &[
+            "compile",
+            "k.py",
+            "--signature",
+            "*fp32, *fp32, i32, 64",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert_eq!(
+        shown_version(&dir, &["--triton-version", "3.8"], &[]),
+        "3.8 (from --triton-version)"
+    );
+    let _ = canonical;
+    std::fs::remove_dir_all(&dir).unwrap();
+}

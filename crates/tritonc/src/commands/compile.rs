@@ -1,122 +1,36 @@
-//! `tritonc compile`: select a kernel, validate the options, emit the requested stages.
+//! `tritonc compile`: validate the options, let the driver select and specialize the
+//! kernels, emit the requested stages.
 
 use std::path::{Path, PathBuf};
 
-use tritonc_diagnostics::{Diagnostic, FileId, Severity, SourceMap, Span};
-use tritonc_sema::meta::{self, BoundKernel};
-use tritonc_sema::{LaunchOptions, ModuleScope};
-use tritonc_syntax::Kernel;
+use tritonc_diagnostics::{Diagnostic, SourceMap};
+use tritonc_driver::compile::KernelToCompile;
+use tritonc_driver::frontend::KernelSummary;
+use tritonc_driver::options::{check_num_warps, Options, Request, DEFAULT_NUM_WARPS};
+use tritonc_driver::stages::{stage_text, StageOutput};
 
 use crate::cli::CompileArgs;
 use crate::codes;
 use crate::exit::Exit;
-use crate::frontend::{analyze_file, KernelSummary};
-use crate::input::{not_a_file, read_source};
 use crate::output::{write_to, Output, Stream};
 use crate::target::{Stage, Target, Vendor, TARGETS};
 
-/// What to compile, with every option validated.
-#[derive(Debug, Clone)]
-pub struct CompileRequest {
-    /// The launch signature as written on the command line, if given.
-    pub signature: Option<String>,
-    /// Warps per program (a power of two, 1 to 32).
-    pub num_warps: u32,
-    /// Whether `--num-warps` was given (it then wins over the project configuration).
-    pub num_warps_given: bool,
-    /// Pipelining stages.
-    pub num_stages: u32,
-    /// The target.
-    pub target: Target,
-    /// The stages to emit, in pipeline order, without duplicates (empty without
-    /// `--emit`: then a bundle per variant is written).
-    pub stages: Vec<Stage>,
-    /// Contract `a*b + c` into `fma` (off with `--no-fp-fusion`).
-    pub fp_fusion: bool,
-    /// Triton's debug mode (`--debug`, `TRITON_DEBUG`); a kernel's `@triton.jit(debug=True)`
-    /// turns it on for that kernel.
-    pub debug: bool,
-    /// The Triton language version: `--triton-version`, else the project configuration's
-    /// `triton-version` (the configuration closest to the first file), else 3.6.
-    pub triton_version: tritonc_sema::TritonVersion,
-}
-
-/// Why a stage produced no output.
-#[derive(Debug)]
-pub enum StageError {
-    /// Errors in the kernel or its signature (exit 2).
-    Diagnostics(Vec<Diagnostic>),
-    /// The stage is not available in this build (exit 4); the message says what is missing.
-    NotImplemented(String),
-    /// The back end could not produce the stage (`--emit mlir`, `llir`).
-    Backend(crate::backend::BackendError),
-}
-
-/// A kernel picked from its file, with the module scope sema resolves its names in.
-#[derive(Debug)]
-pub struct LoadedKernel {
-    /// The kernel as discovery found it.
-    pub summary: KernelSummary,
-    /// The module's `@jit` functions, constexpr globals and imports.
-    pub scope: ModuleScope,
-}
-
-/// One emitted specialization of a stage.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StageOutput {
-    /// For one of several autotune variants: its index and the config it comes from
-    /// (`BLOCK_M=128, num_warps=8, num_stages=3`).
-    pub variant: Option<(usize, String)>,
-    /// The stage's text.
-    pub text: String,
-}
-
-/// Lowers `kernel` to the tile IR and returns its textual form. This is where
-/// `--emit ttir` meets tritonc-sema.
-///
-/// `bound` is the `--signature` bound to the kernel; without one the kernel is specialized
-/// from its annotations. Meta-parameters the signature leaves open are filled by the
-/// kernel's autotune configs (one output per config) and heuristics. Warnings go to
-/// `warnings`.
-pub fn emit_ttir(
-    kernel: &LoadedKernel,
-    bound: Option<&BoundKernel>,
-    request: &CompileRequest,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<Vec<StageOutput>, StageError> {
-    let found = &kernel.summary.kernel;
-    let from_annotations;
-    let bound = match bound {
-        Some(b) => b,
-        None => {
-            from_annotations = meta::specialize_from_annotations(
-                found,
-                &kernel.scope,
-                launch_options(request, found),
-            )
-            .map_err(StageError::Diagnostics)?;
-            &from_annotations
-        }
-    };
-    let variants =
-        meta::expand_variants(found, &kernel.scope, bound).map_err(StageError::Diagnostics)?;
-    let several = variants.len() > 1;
-    let mut outputs = Vec::new();
-    for (i, v) in variants.into_iter().enumerate() {
-        let lowered = tritonc_sema::lower_kernel_in(&kernel.scope, &kernel.summary.name, &v.spec)
-            .map_err(StageError::Diagnostics)?;
-        warnings.extend(lowered.warnings);
-        let text = tritonc_ir::print_module(&lowered.module, tritonc_ir::PrintOptions::default());
-        outputs.push(StageOutput {
-            variant: several.then(|| (i, v.label.unwrap_or_default())),
-            text,
-        });
-    }
-    Ok(outputs)
-}
+pub use tritonc_driver::options::triton_debug_env;
 
 /// Runs `compile`.
 pub fn run(args: &CompileArgs, out: &Output) -> Exit {
+    if args.show_settings {
+        return match validate_options(args) {
+            Ok(request) => {
+                write_to(Stream::Stdout, &show_settings(args, &request));
+                Exit::Success
+            }
+            Err(diagnostics) => {
+                out.diagnostics(Stream::Stderr, &diagnostics, &SourceMap::new());
+                Exit::InputError
+            }
+        };
+    }
     if !args.spec.is_empty() {
         return super::compile_backend::compile_spec(args, &args.spec, out);
     }
@@ -136,26 +50,18 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
         out.diagnostics(Stream::Stderr, &[d], &sources);
         return Exit::InputError;
     }
-    let mut kernels = Vec::new();
-    for path in &args.files {
-        let loaded = match load_kernels(path, args.kernel.as_deref(), &request, &mut sources) {
-            Ok(loaded) => loaded,
-            Err(diagnostics) => {
-                out.diagnostics(Stream::Stderr, &diagnostics, &sources);
-                return Exit::InputError;
-            }
-        };
-        for kernel in loaded {
-            let bound = match specialize(path, &kernel.summary, &request, &mut sources) {
-                Ok(bound) => bound,
-                Err(diagnostics) => {
-                    out.diagnostics(Stream::Stderr, &diagnostics, &sources);
-                    return Exit::InputError;
-                }
-            };
-            kernels.push((kernel, bound));
+    let kernels = match tritonc_driver::compile::load(
+        &args.files,
+        args.kernel.as_deref(),
+        &request,
+        &mut sources,
+    ) {
+        Ok(kernels) => kernels,
+        Err(diagnostics) => {
+            out.diagnostics(Stream::Stderr, &diagnostics, &sources);
+            return Exit::InputError;
         }
-    }
+    };
     if let Err(d) = check_distinct_outputs(args, &request, &kernels) {
         out.diagnostics(Stream::Stderr, &[d], &sources);
         return Exit::InputError;
@@ -163,8 +69,7 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
 
     for &stage in &request.stages {
         for (kernel, bound) in &kernels {
-            let exit =
-                emit_text_stage(args, stage, kernel, bound.as_ref(), &request, &sources, out);
+            let exit = emit_text_stage(args, stage, (kernel, bound), &request, &sources, out);
             if exit != Exit::Success {
                 return exit;
             }
@@ -185,8 +90,8 @@ pub fn run(args: &CompileArgs, out: &Output) -> Exit {
 /// defining kernels of one name would overwrite each other's, so that is refused.
 fn check_distinct_outputs(
     args: &CompileArgs,
-    request: &CompileRequest,
-    kernels: &[(LoadedKernel, Option<BoundKernel>)],
+    request: &Request,
+    kernels: &[KernelToCompile],
 ) -> Result<(), Diagnostic> {
     // Bundles (no `--emit`, or `cubin`) are named by kernel and key hash: only two
     // different kernels of one name and specialization collide, which the back end checks
@@ -224,23 +129,28 @@ fn check_distinct_outputs(
 fn emit_text_stage(
     args: &CompileArgs,
     stage: Stage,
-    kernel: &LoadedKernel,
-    bound: Option<&BoundKernel>,
-    request: &CompileRequest,
+    (kernel, bound): (
+        &tritonc_driver::select::LoadedKernel,
+        &Option<tritonc_sema::meta::BoundKernel>,
+    ),
+    request: &Request,
     sources: &SourceMap,
     out: &Output,
 ) -> Exit {
-    let mut warnings = Vec::new();
-    let result = match stage {
-        Stage::Ttir => emit_ttir(kernel, bound, request, &mut warnings),
-        Stage::Ttgir => super::compile_backend::emit_ttgir(kernel, bound, request, &mut warnings),
-        Stage::Mlir | Stage::Llir | Stage::Amdgcn => {
-            super::compile_backend::emit_ir(kernel, bound, request, stage, sources, &mut warnings)
-        }
+    if matches!(stage, Stage::Ptx | Stage::Cubin | Stage::C) {
         // Handled by the back end, once for both: one compilation gives the PTX and the
         // cubin.
-        Stage::Ptx | Stage::Cubin | Stage::C => return Exit::Success,
-    };
+        return Exit::Success;
+    }
+    let mut warnings = Vec::new();
+    let result = stage_text(
+        kernel,
+        bound.as_ref(),
+        &request.options,
+        stage,
+        sources,
+        &mut warnings,
+    );
     // Every stage lowers the same variants: the first prints their warnings.
     if !warnings.is_empty() && request.stages.first() == Some(&stage) {
         out.diagnostics(Stream::Stderr, &warnings, sources);
@@ -259,116 +169,53 @@ fn emit_text_stage(
     }
 }
 
-/// The sema launch options of a request for `kernel` (its decorator may turn debug mode on).
-pub(crate) fn launch_options(request: &CompileRequest, kernel: &Kernel) -> LaunchOptions {
-    let target = request.target;
-    LaunchOptions {
-        num_warps: request.num_warps,
-        num_stages: request.num_stages,
-        target,
-        debug: request.debug || kernel.jit.debug == Some(true),
-        triton_version: request.triton_version,
-    }
+/// The file whose configuration and environment decide the settings: the first FILE or
+/// SPEC, else the current directory.
+fn settings_start(args: &CompileArgs) -> &Path {
+    args.files
+        .first()
+        .or(args.spec.first())
+        .map_or(Path::new("."), PathBuf::as_path)
 }
 
-/// Whether `TRITON_DEBUG` turns debug mode on, as Triton reads it (`1`, `true`, `yes`,
-/// `y`, `on`, any case).
-pub(crate) fn triton_debug_env() -> bool {
-    std::env::var("TRITON_DEBUG").is_ok_and(|v| {
-        matches!(
-            v.to_ascii_lowercase().as_str(),
-            "1" | "true" | "yes" | "y" | "on"
-        )
-    })
-}
-
-/// Parses the signature and binds it to the kernel's parameters: `--signature`, else the
-/// kernel's `signature` in the project configuration closest to `path` (the
-/// `[tool.tritonc.kernels.NAME]` table lint reads), else none (annotations and autotune
-/// configs decide). The text is registered in `sources` (as `<--signature>`, or as the
-/// configuration's path and key) so its errors point into it. Parameters that autotune
-/// configs or heuristics fill take no item unless the signature lists every parameter.
-fn specialize(
-    path: &Path,
-    kernel: &KernelSummary,
-    request: &CompileRequest,
-    sources: &mut SourceMap,
-) -> Result<Option<BoundKernel>, Vec<Diagnostic>> {
-    let mut configured_warps = None;
-    let (name, text) = match request.signature.as_deref() {
-        Some(text) => ("<--signature>".to_string(), text.to_string()),
-        None => match configured_signature(path, &kernel.name)? {
-            Some(found) => {
-                configured_warps = found.num_warps;
-                (found.name, found.signature)
-            }
-            None => return Ok(None),
+/// `--show-settings`: what the compile would use, one `key: value` line each, with where
+/// the Triton version comes from.
+fn show_settings(args: &CompileArgs, request: &Request) -> String {
+    let start = settings_start(args);
+    let o = &request.options;
+    let config = match tritonc_driver::config::discover(start) {
+        Ok((_, Some(path))) => path.display().to_string(),
+        Ok((_, None)) => "none".to_string(),
+        Err(e) => format!("unreadable ({})", e.path.display()),
+    };
+    let (_, source) = tritonc_driver::config::triton_version(args.triton_version, start);
+    let mut text = format!(
+        "configuration: {config}\ntarget: {}\nnum-warps: {}{}\nnum-stages: {}\n\
+         fp-fusion: {}\ndebug: {}\ntriton-version: {} (from {source})\n",
+        o.target.name(),
+        o.num_warps,
+        if request.num_warps_given {
+            ""
+        } else {
+            " (a kernel's configured `num_warps` wins)"
         },
-    };
-    let text = text.as_str();
-    let file = sources.add(name, text.to_string());
-    let items = tritonc_sema::spec::parse_signature(text, file)?;
-    let span = Span::new(file, 0, text.len() as u32);
-    let mut options = launch_options(request, &kernel.kernel);
-    if let (Some(n), false) = (configured_warps, request.num_warps_given) {
-        options.num_warps = n;
+        o.num_stages,
+        o.fp_fusion,
+        o.debug,
+        o.triton_version,
+    );
+    if let Some(sig) = &request.signature {
+        text.push_str(&format!("signature: {sig}\n"));
     }
-    meta::bind_kernel_signature(&kernel.kernel, &items, options, span).map(Some)
-}
-
-/// A kernel's specialization as the project configuration gives it.
-struct ConfiguredKernel {
-    /// The name the signature's text is registered under
-    /// (`CONFIG [kernels.KERNEL] signature`).
-    name: String,
-    /// The signature.
-    signature: String,
-    /// `num_warps`, when the table sets it.
-    num_warps: Option<u32>,
-}
-
-/// The signature (and `num_warps`) the project configuration closest to `path` gives
-/// `kernel`.
-fn configured_signature(
-    path: &Path,
-    kernel: &str,
-) -> Result<Option<ConfiguredKernel>, Vec<Diagnostic>> {
-    let (settings, config) =
-        tritonc_lint::Settings::discover(path).map_err(|e| vec![super::lint::config_error(&e)])?;
-    let (Some(config), Some(sig)) = (config, settings.kernel_signatures.get(kernel)) else {
-        return Ok(None);
-    };
-    let num_warps = settings.kernel_num_warps.get(kernel).copied();
-    if let Some(n) = num_warps.filter(|&n| !valid_num_warps(n)) {
-        return Err(vec![Diagnostic::error(
-            codes::INVALID_NUM_WARPS,
-            format!(
-                "`num_warps = {n}` in `[kernels.{kernel}]` of {} is not a power of two \
-                 between 1 and 32",
-                config.display()
-            ),
-        )
-        .with_help(format!("use {}", nearest_warps(n)))]);
-    }
-    Ok(Some(ConfiguredKernel {
-        name: format!("{} [kernels.{kernel}] signature", config.display()),
-        signature: sig.clone(),
-        num_warps,
-    }))
+    text
 }
 
 /// Checks `--num-warps`, `--target` and `--emit`; reports every bad option at once.
-pub(crate) fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec<Diagnostic>> {
+pub(crate) fn validate_options(args: &CompileArgs) -> Result<Request, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let n = args.num_warps.unwrap_or(DEFAULT_NUM_WARPS);
-    if !valid_num_warps(n) {
-        errors.push(
-            Diagnostic::error(
-                codes::INVALID_NUM_WARPS,
-                format!("`--num-warps {n}` is not a power of two between 1 and 32"),
-            )
-            .with_help(format!("use {}", nearest_warps(n))),
-        );
+    if let Err(d) = check_num_warps(n, &format!("`--num-warps {n}`")) {
+        errors.push(d);
     }
     let target = Target::parse(&args.target);
     if target.is_none() {
@@ -425,186 +272,25 @@ pub(crate) fn validate_options(args: &CompileArgs) -> Result<CompileRequest, Vec
         }
     }
     match target {
-        Some(target) if errors.is_empty() => Ok(CompileRequest {
+        Some(target) if errors.is_empty() => Ok(Request {
+            options: Options {
+                target,
+                num_warps: n,
+                num_stages: args.num_stages,
+                fp_fusion: !args.no_fp_fusion,
+                debug: args.debug || triton_debug_env(),
+                triton_version: tritonc_driver::config::triton_version(
+                    args.triton_version,
+                    settings_start(args),
+                )
+                .0,
+            },
             signature: args.signature.clone(),
-            num_warps: n,
             num_warps_given: args.num_warps.is_some(),
-            num_stages: args.num_stages,
-            target,
             stages,
-            fp_fusion: !args.no_fp_fusion,
-            debug: args.debug || triton_debug_env(),
-            triton_version: args.triton_version.unwrap_or_else(|| {
-                let start = args
-                    .files
-                    .first()
-                    .or(args.spec.first())
-                    .map_or(Path::new("."), PathBuf::as_path);
-                tritonc_lint::Settings::discover(start)
-                    .ok()
-                    .and_then(|(s, _)| s.triton_version)
-                    .unwrap_or_default()
-            }),
         }),
         _ => Err(errors),
     }
-}
-
-/// Warps per program when neither `--num-warps` nor the configuration says (Triton's).
-const DEFAULT_NUM_WARPS: u32 = 4;
-
-/// Whether `n` warps per program is allowed: a power of two, 1 to 32.
-fn valid_num_warps(n: u32) -> bool {
-    n.is_power_of_two() && n <= 32
-}
-
-/// The power of two in 1..=32 closest to `n` (ties go up).
-fn nearest_warps(n: u32) -> String {
-    let best = [1u32, 2, 4, 8, 16, 32]
-        .into_iter()
-        .min_by_key(|&p| (p.abs_diff(n), u32::MAX - p))
-        .unwrap_or(4);
-    format!("`--num-warps {best}`")
-}
-
-/// Reads the file, checks it and picks the kernel (`wanted`, or the file's only one).
-/// The kernels of `path` to compile: `--kernel NAME`, the file's only kernel, or, for a
-/// file of several, every one of them when the project configuration gives each a
-/// signature (and no `--signature` names one for all).
-fn load_kernels(
-    path: &Path,
-    wanted: Option<&str>,
-    request: &CompileRequest,
-    sources: &mut SourceMap,
-) -> Result<Vec<LoadedKernel>, Vec<Diagnostic>> {
-    if path.is_dir() {
-        return Err(vec![not_a_file(path)]);
-    }
-    let file = read_source(path, sources).map_err(|d| vec![d])?;
-    if sources.get(file).text().trim().is_empty() {
-        return Err(vec![Diagnostic::error(
-            codes::EMPTY_FILE,
-            format!("`{}` is empty", path.display()),
-        )
-        .with_help(
-            "point `tritonc compile` at the file that defines the kernel",
-        )]);
-    }
-    let analysis = analyze_file(file, sources);
-    if analysis
-        .diagnostics
-        .iter()
-        .any(|d| d.severity == Severity::Error)
-    {
-        return Err(analysis.diagnostics);
-    }
-    let all_configured = |kernels: &[KernelSummary]| {
-        request.signature.is_none()
-            && tritonc_lint::Settings::discover(path).is_ok_and(|(settings, config)| {
-                config.is_some()
-                    && kernels
-                        .iter()
-                        .all(|k| settings.kernel_signatures.contains_key(&k.name))
-            })
-    };
-    let summaries = select_kernels(path, wanted, analysis.kernels, all_configured)?;
-    // Helpers imported from the project's other modules are read now, so their files are
-    // in `sources` before anything points into them.
-    let projects = crate::project::Projects::new(FileId(sources.len() as u32));
-    let scope = projects.scope(path, &analysis.module, &analysis.index, true);
-    projects.register(sources);
-    Ok(summaries
-        .into_iter()
-        .map(|summary| LoadedKernel {
-            summary,
-            scope: scope.clone(),
-        })
-        .collect())
-}
-
-/// `--kernel NAME`, the file's only kernel, or all of a file's kernels when
-/// `all_configured` says the configuration specializes each one.
-fn select_kernels(
-    path: &Path,
-    wanted: Option<&str>,
-    mut kernels: Vec<KernelSummary>,
-    all_configured: impl Fn(&[KernelSummary]) -> bool,
-) -> Result<Vec<KernelSummary>, Vec<Diagnostic>> {
-    let shown = path.display();
-    if kernels.is_empty() {
-        return Err(vec![Diagnostic::error(
-            codes::NO_KERNELS,
-            format!("`{shown}` defines no `@triton.jit` kernel"),
-        )
-        .with_help("decorate the kernel with `@triton.jit`")]);
-    }
-    let names = kernels
-        .iter()
-        .map(|k| format!("`{}`", k.name))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let with_labels = |mut d: Diagnostic, kernels: &[KernelSummary]| {
-        for k in kernels {
-            d = d.with_secondary(k.name_span, "a kernel");
-        }
-        d
-    };
-    match wanted {
-        Some(name) => match kernels.iter().position(|k| k.name == name) {
-            Some(i) => Ok(vec![kernels.swap_remove(i)]),
-            None => Err(vec![with_labels(
-                Diagnostic::error(
-                    codes::UNKNOWN_KERNEL,
-                    format!("`{shown}` has no kernel named `{name}`"),
-                ),
-                &kernels,
-            )
-            .with_help(format!("the file defines: {names}"))]),
-        },
-        None if kernels.len() == 1 || all_configured(&kernels) => Ok(kernels),
-        // `@jit` helpers another `@jit` function of the file uses are inlined there; the
-        // entry points are the rest.
-        None if {
-            let entries = entry_points(&kernels);
-            entries.len() < kernels.len() && (entries.len() == 1 || all_configured(&entries))
-        } =>
-        {
-            Ok(entry_points(&kernels))
-        }
-        None => Err(vec![with_labels(
-            Diagnostic::error(
-                codes::AMBIGUOUS_KERNEL,
-                format!(
-                    "`{shown}` defines {} kernels; which one to compile?",
-                    kernels.len()
-                ),
-            ),
-            &kernels,
-        )
-        .with_help(format!(
-            "pass `--kernel NAME`, or give every kernel a signature in the project \
-             configuration (`[tool.tritonc.kernels.NAME]`) to compile them all; the file \
-             defines: {names}"
-        ))]),
-    }
-}
-
-/// The kernels no other `@jit` function of the file names (helpers are named by the
-/// functions they are inlined into).
-fn entry_points(kernels: &[KernelSummary]) -> Vec<KernelSummary> {
-    let used: std::collections::BTreeSet<String> = kernels
-        .iter()
-        .flat_map(|k| {
-            let mut names = tritonc_sema::meta::names_read(&k.kernel.def);
-            names.remove(&k.name);
-            names
-        })
-        .collect();
-    kernels
-        .iter()
-        .filter(|k| !used.contains(&k.name))
-        .cloned()
-        .collect()
 }
 
 /// Prints a text stage to stdout, or writes it to `DIR/KERNEL.EXT` (`DIR/KERNEL.I.EXT`

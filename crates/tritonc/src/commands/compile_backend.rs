@@ -7,159 +7,23 @@
 use std::path::{Path, PathBuf};
 
 use tritonc_diagnostics::{Diagnostic, SourceMap};
-use tritonc_sema::meta::{self, BoundKernel};
+use tritonc_driver::compile::{lower_variants, KernelToCompile};
+use tritonc_driver::jobs::{backend_for, unwritable_cache_warning, Job, Workers};
+use tritonc_driver::options::Request;
+use tritonc_driver::stages::StageOutput;
+use tritonc_driver::variants::StageError;
 use tritonc_sema::Specialization;
 
-use crate::backend::{self, BackendError, BackendOptions, CacheUse, Compiled};
+use crate::backend::{self, BackendError, CacheUse, Compiled};
 use crate::cli::CompileArgs;
 use crate::codes;
-use crate::commands::compile::{
-    launch_options, validate_options, write_stage, CompileRequest, LoadedKernel, StageError,
-    StageOutput,
-};
-use crate::commands::compile_jobs::{backend_for, unwritable_cache_warning, Job, Workers};
+use crate::commands::compile::{validate_options, write_stage};
 use crate::exit::Exit;
 use crate::output::{Output, Stream};
 use crate::target::Stage;
 
 /// Where bundles go without `-o`.
 pub const DEFAULT_BUNDLE_DIR: &str = "tritonc-out";
-
-/// One specialization to compile, with its autotune label when there are several.
-struct Variant {
-    label: Option<(usize, String)>,
-    spec: Specialization,
-}
-
-/// The kernel's specializations: the bound signature (or the annotations) expanded over
-/// autotune configs and heuristics.
-fn variants(
-    kernel: &LoadedKernel,
-    bound: Option<&BoundKernel>,
-    request: &CompileRequest,
-) -> Result<Vec<Variant>, StageError> {
-    let found = &kernel.summary.kernel;
-    let from_annotations;
-    let bound = match bound {
-        Some(b) => b,
-        None => {
-            from_annotations = meta::specialize_from_annotations(
-                found,
-                &kernel.scope,
-                launch_options(request, found),
-            )
-            .map_err(StageError::Diagnostics)?;
-            &from_annotations
-        }
-    };
-    let expanded =
-        meta::expand_variants(found, &kernel.scope, bound).map_err(StageError::Diagnostics)?;
-    let several = expanded.len() > 1;
-    Ok(expanded
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| Variant {
-            label: several.then(|| (i, v.label.unwrap_or_default())),
-            spec: v.spec,
-        })
-        .collect())
-}
-
-/// The kernel's `tl.constexpr` parameter names.
-fn constexpr_params(kernel: &LoadedKernel) -> Vec<String> {
-    kernel
-        .summary
-        .kernel
-        .def
-        .params
-        .iter()
-        .filter(|p| {
-            p.annotation
-                .as_ref()
-                .is_some_and(tritonc_sema::spec::is_constexpr_annotation)
-        })
-        .map(|p| p.name.name.clone())
-        .collect()
-}
-
-/// Lowers one variant to the tile IR function.
-fn lower(
-    kernel: &LoadedKernel,
-    spec: &Specialization,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<tritonc_ir::Function, StageError> {
-    let lowered = tritonc_sema::lower_kernel_in(&kernel.scope, &kernel.summary.name, spec)
-        .map_err(StageError::Diagnostics)?;
-    warnings.extend(lowered.warnings);
-    let module = lowered.module;
-    match module.function(&kernel.summary.name) {
-        Some(f) => Ok(f.clone()),
-        None => module.functions.into_iter().next().ok_or_else(|| {
-            StageError::NotImplemented("sema produced no function for the kernel".into())
-        }),
-    }
-}
-
-/// `--emit ttgir`: the GPU IR the back end lowers (encodings, explicit conversions).
-pub fn emit_ttgir(
-    kernel: &LoadedKernel,
-    bound: Option<&BoundKernel>,
-    request: &CompileRequest,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<Vec<StageOutput>, StageError> {
-    let mut outputs = Vec::new();
-    for v in variants(kernel, bound, request)? {
-        let func = lower(kernel, &v.spec, warnings)?;
-        let options =
-            tritonc_ttgir::GpuOptions::for_target(v.spec.options.num_warps, request.target)
-                .with_stages(v.spec.options.num_stages);
-        let gpu = tritonc_ttgir::lower_to_gpu_ir(&func, &options).map_err(|e| {
-            let mut d = Diagnostic::error(
-                codes::BACKEND_UNSUPPORTED,
-                format!("layout assignment failed: {}", e.message),
-            );
-            if let Some(span) = e.span {
-                d = d.with_primary(span, "here");
-            }
-            StageError::Diagnostics(vec![d])
-        })?;
-        outputs.push(StageOutput {
-            variant: v.label,
-            text: tritonc_ttgir::print_gpu_module(&gpu, &options),
-        });
-    }
-    Ok(outputs)
-}
-
-/// `--emit mlir` / `--emit llir`: the MLIR before MLIR's pipeline, or the LLVM IR after
-/// LLVM's optimizations, of every variant (compiled here, never from the cache).
-pub fn emit_ir(
-    kernel: &LoadedKernel,
-    bound: Option<&BoundKernel>,
-    request: &CompileRequest,
-    stage: Stage,
-    sources: &SourceMap,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<Vec<StageOutput>, StageError> {
-    let options = BackendOptions {
-        target: request.target,
-        fp_fusion: request.fp_fusion,
-        cubin: false,
-    };
-    let backend = backend::Backend::new(options, None);
-    let mut outputs = Vec::new();
-    for v in variants(kernel, bound, request)? {
-        let func = lower(kernel, &v.spec, warnings)?;
-        let text = backend
-            .ir_text(&func, sources, &v.spec, stage)
-            .map_err(StageError::Backend)?;
-        outputs.push(StageOutput {
-            variant: v.label,
-            text,
-        });
-    }
-    Ok(outputs)
-}
 
 /// Reports a back-end error and returns its exit status.
 fn backend_failure(e: BackendError, sources: &SourceMap, out: &Output) -> Exit {
@@ -186,13 +50,7 @@ fn backend_failure(e: BackendError, sources: &SourceMap, out: &Output) -> Exit {
 /// came from the cache.
 fn write_bundle(compiled: &Compiled, dir: &Path, out: &Output) -> Result<PathBuf, Diagnostic> {
     let bundle = &compiled.bundle;
-    let path = dir.join(bundle.dir_name());
-    bundle.write_dir(&path).map_err(|e| {
-        Diagnostic::error(
-            codes::CANNOT_WRITE_OUTPUT,
-            format!("cannot write the bundle `{}`: {e}", path.display()),
-        )
-    })?;
+    let path = tritonc_driver::compile::write_bundle(bundle, dir)?;
     let origin = match &compiled.cache {
         CacheUse::Hit => " (from the cache)".to_string(),
         CacheUse::Replaced(why) => format!(" (recompiled: the cache entry was damaged: {why})"),
@@ -249,16 +107,13 @@ fn bundle_clash(compiled: &Compiled, dir: &Path, what: &str) -> Diagnostic {
     .with_help("compile them into separate directories")
 }
 
-/// A kernel picked from a file, with the `--signature` bound to it.
-pub type KernelToCompile = (LoadedKernel, Option<BoundKernel>);
-
 /// `--emit ptx` / `cubin`, or no `--emit`: compile every variant of every kernel (in
 /// parallel); print or write the PTX; write a bundle per variant to `-o DIR` (default
 /// `tritonc-out/`) unless only PTX text was asked for on stdout.
 pub fn emit_code(
     args: &CompileArgs,
     kernels: &[KernelToCompile],
-    request: &CompileRequest,
+    request: &Request,
     sources: &SourceMap,
     out: &Output,
 ) -> Exit {
@@ -278,37 +133,17 @@ pub fn emit_code(
         (None, true) => Some(PathBuf::from(DEFAULT_BUNDLE_DIR)),
         (None, false) => None,
     };
-    let options = BackendOptions {
-        target: request.target,
-        fp_fusion: request.fp_fusion,
-        cubin: bundle_dir.is_some() || emit_c,
-    };
+    let options = request.options.backend(bundle_dir.is_some() || emit_c);
     let mut warnings = Vec::new();
-    let mut jobs = Vec::new();
-    // For each job: the kernel it belongs to and its variant label.
-    let mut owners = Vec::new();
-    for (k, (kernel, bound)) in kernels.iter().enumerate() {
-        let constexprs = constexpr_params(kernel);
-        let list = match variants(kernel, bound.as_ref(), request) {
-            Ok(v) => v,
-            Err(e) => return stage_error(e, sources, out),
-        };
-        for v in list {
-            let func = match lower(kernel, &v.spec, &mut warnings) {
-                Ok(f) => f,
-                Err(e) => return stage_error(e, sources, out),
-            };
-            jobs.push(Job {
-                sources,
-                func,
-                spec: v.spec,
-                constexprs: constexprs.clone(),
-            });
-            owners.push((k, v.label));
-        }
-    }
-    let backend = backend_for(args, options);
-    let results = Workers::new(args).compile(&backend, &jobs);
+    let lowered = match lower_variants(kernels, request, &mut warnings) {
+        Ok(l) => l,
+        Err(e) => return stage_error(e, sources, out),
+    };
+    let jobs: Vec<Job<'_>> = lowered.iter().map(|v| v.job(sources)).collect();
+    let owners: Vec<(usize, Option<(usize, String)>)> =
+        lowered.into_iter().map(|v| (v.kernel, v.label)).collect();
+    let backend = backend_for(args.no_cache, options);
+    let results = Workers::new(args.jobs).compile(&backend, &jobs);
     if let (Some(dir), Some((a, b))) = (&bundle_dir, clashing_bundles(&jobs, &results)) {
         let (ka, kb) = (
             &kernels[owners[a].0].0.summary,
@@ -329,7 +164,8 @@ pub fn emit_code(
     }
     let cache_warning = unwritable_cache_warning(&results);
     let mut ptx_outputs: Vec<Vec<StageOutput>> = kernels.iter().map(|_| Vec::new()).collect();
-    let mut c_bundles: Vec<Vec<tritonc_bundle::Bundle>> = kernels.iter().map(|_| Vec::new()).collect();
+    let mut c_bundles: Vec<Vec<tritonc_bundle::Bundle>> =
+        kernels.iter().map(|_| Vec::new()).collect();
     for (result, (k, label)) in results.into_iter().zip(owners) {
         let compiled = match result {
             Ok(c) => c,
@@ -410,9 +246,10 @@ fn write_c(
     let mut modules: Vec<(String, Vec<tritonc_bundle::Bundle>)> = Vec::new();
     for ((kernel, _), list) in kernels.iter().zip(bundles) {
         let file = sources.get(kernel.summary.name_span.file).path();
-        let stem = file
-            .file_stem()
-            .map_or_else(|| "kernels".to_string(), |s| s.to_string_lossy().into_owned());
+        let stem = file.file_stem().map_or_else(
+            || "kernels".to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
         let module = tritonc_bundle::c_source::c_identifier(&stem);
         match modules.iter_mut().find(|(m, _)| *m == module) {
             Some((_, all)) => all.extend(list),
@@ -484,7 +321,7 @@ struct PreparedSpec {
 /// they point into) if the spec itself does not prepare.
 fn prepare_spec(
     path: &Path,
-    request: &CompileRequest,
+    request: &Request,
 ) -> Result<PreparedSpec, (SourceMap, Vec<Diagnostic>)> {
     let mut sources = SourceMap::new();
     let mut input = match tritonc_verify::load_spec(path, &mut sources) {
@@ -492,7 +329,7 @@ fn prepare_spec(
         Err(d) => return Err((sources, d)),
     };
     // `--debug` (or TRITON_DEBUG) turns debug mode on for every spec.
-    input.spec.debug |= request.debug;
+    input.spec.debug |= request.options.debug;
     let plan = tritonc_verify::plan(&input.spec, &input.config, &tritonc_verify::Stage::ALL);
     let mut seen_specs = Vec::new();
     let mut keys = Vec::new();
@@ -511,7 +348,7 @@ fn prepare_spec(
                 Err(_) => continue,
             };
         let spec = &mut prepared.launch.specialization;
-        spec.options.target = request.target;
+        spec.options.target = request.options.target;
         let key = spec.key().hash_hex();
         if keys.contains(&key) {
             continue;
@@ -557,7 +394,7 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
         .output_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_BUNDLE_DIR));
-    let workers = Workers::new(args);
+    let workers = Workers::new(args.jobs);
     let mut specs = Vec::new();
     // In command-line order: the first spec that does not prepare is reported, as if
     // they had been read one after the other.
@@ -593,12 +430,7 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
                 })
         })
         .collect();
-    let options = BackendOptions {
-        target: request.target,
-        fp_fusion: request.fp_fusion,
-        cubin: true,
-    };
-    let backend = backend_for(args, options);
+    let backend = backend_for(args.no_cache, request.options.backend(true));
     let results = workers.compile(&backend, &jobs);
     if let Some((a, b)) = clashing_bundles(&jobs, &results) {
         // The spec each job belongs to, in job order (every spec prepared: one per path).
@@ -669,7 +501,7 @@ pub fn compile_spec(args: &CompileArgs, spec_paths: &[PathBuf], out: &Output) ->
                     "compiled {} variant(s) of `{}` for {} into {}{cached}",
                     count,
                     name,
-                    request.target.name(),
+                    request.options.target.name(),
                     dir.display()
                 ),
             );

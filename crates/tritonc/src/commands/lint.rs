@@ -16,7 +16,6 @@ use tritonc_lint::{Applicability, Finding, Settings};
 use crate::cli::{LintArgs, LintFormat};
 use crate::codes;
 use crate::exit::Exit;
-use crate::frontend::analyze_file;
 use crate::input::{add_source, path_not_found};
 use crate::output::{write_to, Output, Stream};
 use crate::project::Projects;
@@ -191,35 +190,21 @@ fn remap(mut d: Diagnostic, file: FileId) -> Diagnostic {
     d
 }
 
-/// Front-end diagnostics and lint findings of one file, and how many kernels it has.
+/// Front-end diagnostics and lint findings of one file, and how many kernels it has:
+/// the driver's check, which the language server runs too.
 fn lint_one(
     file: FileId,
     sources: &SourceMap,
     settings: &Settings,
     projects: &Projects,
 ) -> (usize, Vec<Finding>) {
-    let analysis = analyze_file(file, sources);
     let source = sources.get(file);
     // Per-file ignores match against the path relative to the configuration's directory,
     // which is absolute.
     let absolute = std::fs::canonicalize(source.path()).unwrap_or_else(|_| source.path().into());
-    let scope = projects.scope(&absolute, &analysis.module, &analysis.index, false);
-    let report = tritonc_lint::lint_file_in(
-        file,
-        &absolute,
-        source.text(),
-        (&analysis.module, &scope),
-        &analysis.index,
-        settings,
-    );
-    // A kernel the front end already rejected needs no "not analysed" note.
-    let rejected = analysis.diagnostics.iter().any(is_error);
-    let kernels = analysis.kernels.len();
-    let mut out: Vec<Finding> = analysis.diagnostics.into_iter().map(Finding::new).collect();
-    out.extend(report.findings.into_iter().filter(|f| {
-        !(rejected && f.diagnostic.code == tritonc_lint::registry::KERNEL_NOT_ANALYSED)
-    }));
-    (kernels, out)
+    let checked =
+        tritonc_driver::check::check_file(file, sources, &absolute, settings, Some(projects));
+    (checked.kernels, checked.findings)
 }
 
 /// Applies the fixes `mode` allows to one file until none applies; returns how many
@@ -336,7 +321,7 @@ impl<'a> ConfigResolver<'a> {
         if let Some(s) = lock(&self.cache).get(&key) {
             return s.clone();
         }
-        let settings = match Settings::discover(&key) {
+        let settings = match tritonc_driver::config::discover(&key) {
             Ok((s, _)) => s,
             Err(e) => {
                 lock(&self.errors).push(e);
@@ -376,17 +361,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A configuration that cannot be read or parsed (`E0503`), for `lint` and `compile`.
-pub(crate) fn config_error(e: &ConfigError) -> Diagnostic {
-    Diagnostic::error(
-        codes::UNREADABLE_FILE,
-        format!(
-            "cannot read the configuration `{}`: {}",
-            e.path.display(),
-            e.message.trim_end()
-        ),
-    )
-}
+pub(crate) use tritonc_driver::config::config_error;
 
 /// Sorts by path and offset of the primary span (located ones after those without a
 /// location), then by code.

@@ -3,7 +3,6 @@
 pub mod cache;
 pub mod compile;
 pub mod compile_backend;
-mod compile_jobs;
 pub mod lint;
 pub mod rule;
 pub mod run;

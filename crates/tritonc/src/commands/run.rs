@@ -11,11 +11,11 @@ use tritonc_verify::{
     PreparedCase,
 };
 
-use crate::backend::{self, KernelSource};
 use crate::cli::RunArgs;
 use crate::codes;
 use crate::exit::Exit;
 use crate::input::{not_a_file, path_not_found};
+use crate::kernel_source::{self, KernelSource};
 use crate::output::{write_to, Output, Stream};
 
 /// Checks that the spec path is a file.
@@ -122,7 +122,7 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
     };
     let mut outputs = None;
     let (device, result) = if args.interpret {
-        let target = crate::backend::interpret_target(args.bundle.as_deref(), &args.target);
+        let target = kernel_source::interpret_target(args.bundle.as_deref(), &args.target);
         let mut interp = InterpreterExecutor::for_target(args.poison_masked, true, target);
         let bar = interpreter_progress(out);
         if let Some(bar) = &bar {
@@ -149,7 +149,7 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
                 &sources,
             );
         }
-        let mut source = match backend::kernel_source(args.bundle.as_deref(), &args.target) {
+        let mut source = match kernel_source::kernel_source(args.bundle.as_deref(), &args.target) {
             Ok(s) => s,
             Err((m, exit)) => {
                 let code = if exit == Exit::NotImplemented {

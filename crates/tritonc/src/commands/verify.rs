@@ -9,11 +9,11 @@ use tritonc_verify::{
     parse_stages, verify, Executor, GpuExecutor, InterpreterExecutor, VerifyError,
 };
 
-use crate::backend;
 use crate::cli::VerifyArgs;
 use crate::codes;
 use crate::commands::run::{check_spec_path, exec_failure, pick_gpu_backend};
 use crate::exit::Exit;
+use crate::kernel_source;
 use crate::output::{write_to, Output, Stream};
 
 /// Runs `verify`.
@@ -48,11 +48,11 @@ pub fn run(args: &VerifyArgs, out: &Output) -> Exit {
     let mut interp;
     let mut gpu;
     let device: &mut dyn Executor = if args.interpret {
-        let target = crate::backend::interpret_target(args.bundle.as_deref(), &args.target);
+        let target = kernel_source::interpret_target(args.bundle.as_deref(), &args.target);
         interp = InterpreterExecutor::for_target(false, false, target);
         &mut interp
     } else {
-        let mut source = match backend::kernel_source(args.bundle.as_deref(), &args.target) {
+        let mut source = match kernel_source::kernel_source(args.bundle.as_deref(), &args.target) {
             Ok(s) => s,
             Err((m, exit)) => {
                 out.diagnostics(

@@ -54,6 +54,8 @@ pub fn tritonc_with_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Out
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
+        // The Triton version comes from the active environment otherwise.
+        .env_remove("VIRTUAL_ENV")
         .env("TRITONC_CACHE_DIR", test_cache_dir());
     for (name, value) in env {
         command.env(name, value);

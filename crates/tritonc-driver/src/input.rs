@@ -48,11 +48,10 @@ pub fn read_error(path: &Path, err: &std::io::Error) -> Diagnostic {
         ErrorKind::NotFound => path_not_found(path),
         ErrorKind::IsADirectory => not_a_file(path),
         // tritonc_spec::files::read_regular: a FIFO, socket or device.
-        ErrorKind::InvalidInput => Diagnostic::error(
-            codes::NOT_A_FILE,
-            format!("`{shown}` is {err}"),
-        )
-        .with_help("name a regular file: a FIFO or device is refused rather than waited on"),
+        ErrorKind::InvalidInput => {
+            Diagnostic::error(codes::NOT_A_FILE, format!("`{shown}` is {err}"))
+                .with_help("name a regular file: a FIFO or device is refused rather than waited on")
+        }
         _ if path.is_dir() => not_a_file(path),
         _ => Diagnostic::error(
             codes::UNREADABLE_FILE,

@@ -337,7 +337,7 @@ mod tests {
 
     #[test]
     fn the_root_is_the_first_directory_without_an_init() {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/xfile");
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tritonc/tests/fixtures/xfile");
         assert_eq!(project_root(&fixture.join("mypkg/kernels.py")), fixture);
         // A configured root above it makes `xfile` a namespace package.
         let up = fixture.parent().unwrap().to_path_buf();

@@ -1,5 +1,5 @@
-//! The compile jobs of one `tritonc compile`: every variant of every kernel, compiled on
-//! a pool of `-j N` threads through the cache, with results in job order.
+//! The compile jobs of one compile: every variant of every kernel, compiled on a pool of
+//! `-j N` threads through the cache, with results in job order.
 
 use rayon::prelude::*;
 use tritonc_diagnostics::{Diagnostic, SourceMap};
@@ -7,12 +7,11 @@ use tritonc_sema::Specialization;
 
 use crate::backend::{Backend, BackendError, BackendOptions, CacheUse, Compiled};
 use crate::cache::{self, KernelCache};
-use crate::cli::CompileArgs;
 use crate::codes;
 
 /// One variant to compile: the kernel lowered for it, the files its locations point
 /// into, and what its bundle needs.
-pub(crate) struct Job<'s> {
+pub struct Job<'s> {
     /// The files of the kernel's locations.
     pub sources: &'s SourceMap,
     /// The kernel lowered for `spec`.
@@ -27,9 +26,10 @@ pub(crate) struct Job<'s> {
 /// recurse over the IR.
 const WORKER_STACK_BYTES: usize = 8 << 20;
 
-/// The back end of `compile`, with the cache unless `--no-cache`.
-pub(crate) fn backend_for(args: &CompileArgs, options: BackendOptions) -> Backend {
-    let cache = if args.no_cache {
+/// The back end for `options`, with the default cache directory (`TRITONC_CACHE_DIR`,
+/// else the user's cache directory) unless `no_cache`.
+pub fn backend_for(no_cache: bool, options: BackendOptions) -> Backend {
+    let cache = if no_cache {
         None
     } else {
         cache::default_dir().map(KernelCache::new)
@@ -39,14 +39,14 @@ pub(crate) fn backend_for(args: &CompileArgs, options: BackendOptions) -> Backen
 
 /// The threads of one `compile` (`-j N`, else one per core); with one, everything runs
 /// on the calling thread.
-pub(crate) struct Workers {
+pub struct Workers {
     pool: Option<rayon::ThreadPool>,
 }
 
 impl Workers {
-    /// The workers for `args`.
-    pub fn new(args: &CompileArgs) -> Workers {
-        let threads = args.jobs.map_or_else(
+    /// `jobs` threads (`-j N`), else one per core.
+    pub fn new(jobs: Option<u32>) -> Workers {
+        let threads = jobs.map_or_else(
             || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
             |n| n as usize,
         );
@@ -87,9 +87,7 @@ impl Workers {
 }
 
 /// A warning for a cache that could not be written (once per run).
-pub(crate) fn unwritable_cache_warning(
-    results: &[Result<Compiled, BackendError>],
-) -> Option<Diagnostic> {
+pub fn unwritable_cache_warning(results: &[Result<Compiled, BackendError>]) -> Option<Diagnostic> {
     results.iter().find_map(|r| match r {
         Ok(Compiled {
             cache: CacheUse::NotStored(why),

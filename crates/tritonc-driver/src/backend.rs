@@ -1,4 +1,4 @@
-//! The back end as the CLI uses it: tile IR → PTX (tritonc-codegen, behind the `mlir`
+//! The back end as the driver uses it: tile IR → PTX (tritonc-codegen, behind the `mlir`
 //! feature) → cubin (ptxas, when one is found) → a bundle (tritonc-bundle).
 //!
 //! Without the `mlir` feature every entry point answers [`BackendError::Unavailable`]
@@ -12,6 +12,7 @@ use tritonc_sema::Specialization;
 use crate::cache::{CacheKey, CachedCode, KernelCache, KeyInputs, Lookup, Toolchain};
 use crate::codes;
 use crate::target::Target;
+use std::io::Write;
 use tritonc_toolchain::Ptxas;
 
 /// How to compile.
@@ -121,20 +122,26 @@ impl Backend {
         constexpr_params: &[&str],
     ) -> Result<Compiled, BackendError> {
         let target = self.options.target;
-        let target_name = target.name();
         let mut cache_use = CacheUse::Off;
         let mut key = None;
         if let Some((cache, toolchain)) = &self.cache {
-            let options = codegen_options_text(spec, &self.options);
+            // What codegen reads: the variant's warps, stages, debug mode and Triton
+            // version, this back end's target and fp fusion.
+            let options = crate::options::Options {
+                target,
+                ..crate::options::Options {
+                    fp_fusion: self.options.fp_fusion,
+                    ..crate::options::Options::new(target)
+                }
+                .for_variant(spec)
+            }
+            .key_text();
             let specialization = spec.key().to_string();
             let inputs = KeyInputs {
                 func,
                 sources,
                 specialization: &specialization,
-                target: &target_name,
-                num_warps: spec.options.num_warps,
-                num_stages: spec.options.num_stages,
-                codegen_options: &options,
+                options: &options,
                 cubin: self.ptxas.is_some(),
             };
             let hex = CacheKey::new(&inputs, toolchain).hex();
@@ -315,11 +322,7 @@ impl Backend {
 
 /// A code generator error as the diagnostic for "this kernel cannot be compiled yet".
 #[cfg(feature = "mlir")]
-fn unsupported(
-    func: &Function,
-    target: &Target,
-    e: tritonc_codegen::CompileError,
-) -> BackendError {
+fn unsupported(func: &Function, target: &Target, e: tritonc_codegen::CompileError) -> BackendError {
     let vendor = match target.vendor() {
         crate::target::Vendor::Nvidia => "NVIDIA",
         crate::target::Vendor::Amd => "AMD",
@@ -345,19 +348,6 @@ fn codegen_options(
         fp_fusion: options.fp_fusion,
         num_stages: spec.options.num_stages,
         waves_per_eu: 0,
-    }
-}
-
-/// The code generator's options as the cache key records them: their `Debug` text, so
-/// that every field is in the key.
-fn codegen_options_text(spec: &Specialization, options: &BackendOptions) -> String {
-    #[cfg(feature = "mlir")]
-    {
-        format!("{:?}", codegen_options(spec, options))
-    }
-    #[cfg(not(feature = "mlir"))]
-    {
-        format!("{:?} {:?}", spec.options, options)
     }
 }
 
@@ -488,13 +478,12 @@ fn with_slow_note(ptxas: Ptxas) -> Ptxas {
         .time
         .map_or(SLOW_PTXAS, |t| (t / 4).min(SLOW_PTXAS));
     ptxas.with_notice(after, move |what, elapsed| {
-        crate::output::write_to(
-            crate::output::Stream::Stderr,
-            &format!(
-                "note: `{what}` is still running after {:.1} s (its time bound: {bound}, \
-                 TRITONC_PTXAS_TIMEOUT)\n",
-                elapsed.as_secs_f64()
-            ),
+        // A closed stderr is no reason to stop the compile.
+        let _ = writeln!(
+            std::io::stderr(),
+            "note: `{what}` is still running after {:.1} s (its time bound: {bound}, \
+             TRITONC_PTXAS_TIMEOUT)",
+            elapsed.as_secs_f64()
         );
     })
 }
@@ -525,10 +514,9 @@ pub fn assemble(
                  $CUDA_HOME/bin, PATH and /usr/local/cuda/bin",
             ))
         }
-        PtxasError::Scratch { .. } => BackendError::Environment(Diagnostic::error(
-            codes::CANNOT_WRITE_OUTPUT,
-            e.to_string(),
-        )),
+        PtxasError::Scratch { .. } => {
+            BackendError::Environment(Diagnostic::error(codes::CANNOT_WRITE_OUTPUT, e.to_string()))
+        }
         PtxasError::TimedOut { .. } | PtxasError::OutOfMemory { .. } => BackendError::Bound(
             Diagnostic::error(codes::PTXAS_BOUND, e.to_string()).with_help(
                 "a kernel this large is usually a block size larger than meant; \
@@ -564,170 +552,14 @@ pub fn describe(bundle: &Bundle) -> String {
             ", {} registers, {} bytes spill stores, {} bytes spill loads, {} bytes smem",
             r.registers, r.spill_stores, r.spill_loads, r.shared_bytes
         )),
-        None if bundle.meta.format_version == tritonc_bundle::AMD_FORMAT_VERSION => s.push_str(
-            &format!(
+        None if bundle.meta.format_version == tritonc_bundle::AMD_FORMAT_VERSION => {
+            s.push_str(&format!(
                 ", code object of {} bytes",
                 bundle.cubin.as_ref().map_or(0, Vec::len)
-            ),
-        ),
+            ))
+        }
         None => s.push_str(", PTX only"),
     }
     s.push(')');
     s
-}
-
-/// Bundles compiled on demand for each case (`tritonc run`/`verify` without `--bundle`).
-/// Each specialization is compiled once per process: `verify` runs most of its cases
-/// (correctness, edge-case sizes, determinism, stress) on the same variant.
-#[derive(Debug)]
-pub struct CompilingSource {
-    /// How to compile.
-    pub options: BackendOptions,
-    /// Bundles compiled so far, by kernel name and specialization key.
-    compiled: std::collections::HashMap<(String, String), Bundle>,
-}
-
-impl CompilingSource {
-    /// A source compiling with `options`.
-    pub fn new(options: BackendOptions) -> Self {
-        CompilingSource {
-            options,
-            compiled: Default::default(),
-        }
-    }
-}
-
-impl tritonc_verify::BundleSource for CompilingSource {
-    fn bundles_for(&mut self, case: &tritonc_verify::PreparedCase) -> Result<Vec<Bundle>, String> {
-        let constexprs: Vec<&str> = case.constexpr_params.iter().map(String::as_str).collect();
-        let mut spec = case.launch.specialization.clone();
-        spec.options.target = self.options.target;
-        let key = (case.function.name.clone(), spec.key().to_string());
-        if let Some(bundle) = self.compiled.get(&key) {
-            return Ok(vec![bundle.clone()]);
-        }
-        let bundle = compile_bundle(
-            &case.function,
-            &SourceMap::new(),
-            &spec,
-            &constexprs,
-            &self.options,
-        )
-        .map(|c| c.bundle)
-        .map_err(|e| match e {
-            BackendError::Unavailable(m) | BackendError::Internal(m) => m,
-            BackendError::Unsupported(d) | BackendError::Environment(d) | BackendError::Bound(d) => {
-                d.message
-            }
-            BackendError::Interrupted => "interrupted".to_string(),
-        })?;
-        self.compiled.insert(key, bundle.clone());
-        Ok(vec![bundle])
-    }
-}
-
-/// Where `run` and `verify` take kernels from: a bundle directory or the back end.
-pub enum KernelSource {
-    /// `--bundle DIR`.
-    Dir(tritonc_verify::BundleDir),
-    /// Compiled on demand.
-    Compile(CompilingSource),
-}
-
-impl tritonc_verify::BundleSource for KernelSource {
-    fn bundles_for(&mut self, case: &tritonc_verify::PreparedCase) -> Result<Vec<Bundle>, String> {
-        match self {
-            KernelSource::Dir(d) => d.bundles_for(case),
-            KernelSource::Compile(c) => c.bundles_for(case),
-        }
-    }
-}
-
-/// The kernel source for `--bundle DIR` (read now) or, without it, the back end for
-/// `target`; an error message with its exit status otherwise.
-/// The target whose reduction and scan orders `run --interpret`/`verify --interpret`
-/// replay: the bundle's (`--bundle DIR`, its first variant's), else `--target`'s.
-pub fn interpret_target(bundle: Option<&std::path::Path>, target: &str) -> Option<Target> {
-    match bundle {
-        Some(dir) => {
-            let dir = tritonc_verify::BundleDir::read(dir).ok()?;
-            Target::parse(&dir.bundles.first()?.meta.target)
-        }
-        None => Target::parse(target),
-    }
-}
-
-pub fn kernel_source(
-    bundle: Option<&std::path::Path>,
-    target: &str,
-) -> Result<KernelSource, (String, crate::exit::Exit)> {
-    use crate::exit::Exit;
-    if let Some(dir) = bundle {
-        return tritonc_verify::BundleDir::read(dir)
-            .map(KernelSource::Dir)
-            .map_err(|m| (format!("cannot read the bundles: {m}"), Exit::InputError));
-    }
-    if !AVAILABLE {
-        return Err((
-            unavailable_message("running a kernel from its source on the GPU"),
-            Exit::NotImplemented,
-        ));
-    }
-    let target = Target::parse(target)
-        .filter(|t| t.vendor() == crate::target::Vendor::Nvidia)
-        .ok_or_else(|| {
-            (
-                format!("`{target}` is not an NVIDIA target"),
-                Exit::InputError,
-            )
-        })?;
-    Ok(KernelSource::Compile(CompilingSource::new(
-        BackendOptions {
-            target,
-            fp_fusion: true,
-            cubin: false,
-        },
-    )))
-}
-
-#[cfg(all(test, feature = "mlir"))]
-mod tests {
-    use super::*;
-    use tritonc_verify::BundleSource;
-
-    /// A prepared case of examples/vector_add.toml (its first spec, as planned).
-    fn vector_add_case() -> tritonc_verify::PreparedCase {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vector_add.toml");
-        let mut sources = SourceMap::new();
-        let input = tritonc_verify::load_spec(&path, &mut sources).expect("the spec loads");
-        tritonc_verify::PreparedCase::prepare(&input.spec, &path, &mut sources)
-            .expect("the spec prepares")
-    }
-
-    #[test]
-    fn on_demand_compiles_each_specialization_once() {
-        let mut source = CompilingSource::new(BackendOptions {
-            target: Target::parse("sm_90").expect("a known target"),
-            fp_fusion: true,
-            cubin: false,
-        });
-        let case = vector_add_case();
-        let first = source.bundles_for(&case).expect("vector add compiles");
-        assert_eq!(first.len(), 1);
-        assert!(
-            first[0].ptx.contains(".entry add_kernel"),
-            "{}",
-            first[0].ptx
-        );
-        assert_eq!(source.compiled.len(), 1);
-        let again = source.bundles_for(&case).expect("vector add compiles");
-        assert_eq!(again, first, "the second case gets the same bundle");
-        assert_eq!(source.compiled.len(), 1, "and no second compile");
-        // Another specialization (another num_warps) is compiled on its own.
-        let mut other = vector_add_case();
-        other.launch.specialization.options.num_warps = 8;
-        source.bundles_for(&other).expect("vector add compiles");
-        assert_eq!(source.compiled.len(), 2);
-    }
 }

@@ -25,15 +25,10 @@ pub struct KeyInputs<'a> {
     pub sources: &'a SourceMap,
     /// The specialization key (`SpecializationKey::to_string()`).
     pub specialization: &'a str,
-    /// The target name (`sm_90a`).
-    pub target: &'a str,
-    /// Warps per program.
-    pub num_warps: u32,
-    /// Software-pipelining stages.
-    pub num_stages: u32,
-    /// Every code-generation option, as its `Debug` text: an option added later is part
-    /// of the key without being listed here.
-    pub codegen_options: &'a str,
+    /// The variant's compile options ([`crate::options::Options::key_text`]): every field
+    /// of the one options struct, so an option added later is part of the key without
+    /// being listed here.
+    pub options: &'a str,
     /// Whether a cubin is assembled.
     pub cubin: bool,
 }
@@ -56,10 +51,7 @@ impl CacheKey {
         let ir = tritonc_ir::print_function(inputs.func, PrintOptions::default());
         field(&mut h, "ir", ir.as_bytes());
         field(&mut h, "specialization", inputs.specialization.as_bytes());
-        field(&mut h, "target", inputs.target.as_bytes());
-        field(&mut h, "num_warps", &inputs.num_warps.to_le_bytes());
-        field(&mut h, "num_stages", &inputs.num_stages.to_le_bytes());
-        field(&mut h, "codegen", inputs.codegen_options.as_bytes());
+        field(&mut h, "options", inputs.options.as_bytes());
         field(&mut h, "cubin", &[inputs.cubin as u8]);
         CacheKey {
             code: h.finalize(),
@@ -136,10 +128,7 @@ mod tests {
             func,
             sources,
             specialization: "k[x=i32]",
-            target: "sm_90",
-            num_warps: 4,
-            num_stages: 3,
-            codegen_options: "CompileOptions { num_warps: 4, fp_fusion: true }",
+            options: "Options { num_warps: 4, num_stages: 3, fp_fusion: true }",
             cubin: true,
         }
     }
@@ -170,13 +159,10 @@ mod tests {
         let base = CacheKey::new(&inputs(&f, &s), &toolchain()).hex();
         let mut changed = Vec::new();
         let mut i = inputs(&f, &s);
-        i.target = "sm_90a";
+        i.options = "Options { num_warps: 4, num_stages: 3, fp_fusion: false }";
         changed.push(CacheKey::new(&i, &toolchain()).hex());
         let mut i = inputs(&f, &s);
-        i.num_stages = 4;
-        changed.push(CacheKey::new(&i, &toolchain()).hex());
-        let mut i = inputs(&f, &s);
-        i.codegen_options = "CompileOptions { num_warps: 4, fp_fusion: false }";
+        i.specialization = "k[x=i64]";
         changed.push(CacheKey::new(&i, &toolchain()).hex());
         let mut i = inputs(&f, &s);
         i.cubin = false;

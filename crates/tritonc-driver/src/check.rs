@@ -1,0 +1,66 @@
+//! Checking one file as `tritonc lint` and the language server both do: the front end's
+//! diagnostics (syntax, discovery, the accepted subset), then lint's findings over the
+//! kernels lowered in the file's project scope, so `@jit` helpers and constexpr globals
+//! imported from the project's other files resolve in the editor as they do in CI.
+
+use std::path::Path;
+
+use tritonc_diagnostics::{FileId, Severity, SourceMap};
+use tritonc_lint::registry::KERNEL_NOT_ANALYSED;
+use tritonc_lint::{Finding, Settings};
+use tritonc_sema::ModuleScope;
+
+use crate::frontend::analyze_file;
+use crate::project::Projects;
+
+/// What checking one file found.
+#[derive(Debug)]
+pub struct FileCheck {
+    /// How many `@triton.jit` kernels the file defines.
+    pub kernels: usize,
+    /// Front-end diagnostics, then lint findings.
+    pub findings: Vec<Finding>,
+}
+
+/// Checks `file` of `sources`, whose path on disk is `path` (absolute: per-file ignores
+/// match it relative to the configuration's directory, and the project's other modules
+/// are found from it). With `projects`, names the file imports from its project resolve
+/// through it; the files read for that are added to `sources` by
+/// [`Projects::register`] once every file of the command is checked. Without, the file
+/// is checked alone (a document not saved to disk).
+pub fn check_file(
+    file: FileId,
+    sources: &SourceMap,
+    path: &Path,
+    settings: &Settings,
+    projects: Option<&Projects>,
+) -> FileCheck {
+    let analysis = analyze_file(file, sources);
+    let source = sources.get(file);
+    let scope = match projects {
+        Some(p) => p.scope(path, &analysis.module, &analysis.index, false),
+        None => ModuleScope::from_index(&analysis.index),
+    };
+    let report = tritonc_lint::lint_file_in(
+        file,
+        path,
+        source.text(),
+        (&analysis.module, &scope),
+        &analysis.index,
+        settings,
+    );
+    // A kernel the front end already rejected needs no "not analysed" note.
+    let rejected = analysis
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Error);
+    let kernels = analysis.kernels.len();
+    let mut findings: Vec<Finding> = analysis.diagnostics.into_iter().map(Finding::new).collect();
+    findings.extend(
+        report
+            .findings
+            .into_iter()
+            .filter(|f| !(rejected && f.diagnostic.code == KERNEL_NOT_ANALYSED)),
+    );
+    FileCheck { kernels, findings }
+}
