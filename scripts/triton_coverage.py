@@ -5,7 +5,8 @@ Each case is a small module in the style of the projects it comes from (optional
 pointers passed as `None`, `@triton.constexpr_function` helpers, `.value` on a dtype
 handed to a helper, `raise` in a branch dead at compile time, f-strings in
 `tl.static_assert`, `tl.extra.cuda` helpers, `tl.abs` on bf16, unknown
-`do_not_specialize` names, `tl.constexpr(...)` globals, `tl.range` keywords).
+`do_not_specialize` names, `tl.constexpr(...)` globals, `tl.range` keywords,
+`isinstance` against Triton's classes).
 
 The signature a case is compiled with is the one Triton's launcher derives: an
 argument given as `None` gets the type `mangle_type(None)` (`constexpr`) and the
@@ -337,6 +338,49 @@ def kernel(x_ptr, n{extra_params}):
 
 
 # (name, source after HEADER, {param: value} of the launch (None = passed as None), tritonc signature)
+def isinstance_case(cond: str) -> str:
+    """A kernel that adds 1 (an i32 constant in the TTIR) only when `cond` holds."""
+    return f"""
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r)
+    if {cond}:
+        x = x + 1
+    tl.store(x_ptr + r, x)
+"""
+
+
+# A helper that takes a pointer or a tensor descriptor, as real projects write it.
+ISINSTANCE_DESCRIPTOR_HELPER = """
+@triton.jit
+def load_tile(src, r):
+    if isinstance(src, tl.tensor_descriptor):
+        return src.load([0])
+    else:
+        return tl.load(src + r)
+
+
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(x_ptr + r, load_tile(x_ptr, r) + 1)
+"""
+
+ISINSTANCE_CASES = [
+    ("isinstance_block_is_tensor", "isinstance(x, tl.tensor)"),
+    ("isinstance_pointer_is_tensor", "isinstance(x_ptr, tl.tensor)"),
+    ("isinstance_block_is_not_descriptor", "isinstance(x, tl.tensor_descriptor)"),
+    ("isinstance_constexpr_is_int", "isinstance(BLOCK, int)"),
+    ("isinstance_constexpr_is_not_constexpr", "isinstance(BLOCK, tl.constexpr)"),
+    ("isinstance_constexpr_is_not_tensor", "isinstance(BLOCK, tl.tensor)"),
+    ("isinstance_pointer_dtype", "isinstance(x_ptr.dtype, tl.pointer_type)"),
+    ("isinstance_block_dtype_is_not_pointer_type", "isinstance(x.dtype, tl.pointer_type)"),
+    ("isinstance_dtype", "isinstance(x.dtype, tl.dtype)"),
+    ("isinstance_float", "isinstance(1.5, float)"),
+    ("isinstance_tuple_of_classes", "isinstance(x, (tl.tensor_descriptor, tl.tensor))"),
+]
+
 CASES: list[tuple[str, str, dict, str]] = [
     ("none_for_optional_pointer", OPTIONAL_BIAS, {"x_ptr": "*fp32", "b_ptr": None, "n": "i32", "BLOCK": 128},
      "*fp32, None, i32, 128"),
@@ -416,6 +460,8 @@ def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     ("range_unknown_keyword", tl_range(", num_stage=2"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
     ("range_step_keyword", tl_range(", step=2"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
     ("range_num_stages_float", tl_range(", num_stages=2.5"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
+    *[(name, isinstance_case(cond), {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64") for name, cond in ISINSTANCE_CASES],
+    ("isinstance_descriptor_helper", ISINSTANCE_DESCRIPTOR_HELPER, {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
     ("builtin_range_keyword", """
 @triton.jit
 def kernel(x_ptr, n):

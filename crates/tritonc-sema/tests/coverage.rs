@@ -100,6 +100,7 @@ fn expected_rejection(name: &str) -> (&'static str, &'static str) {
         "pointer_cast_from_int32" => ("E0313", "n.to(tl.pointer_type(tl.float32))"),
         "pointer_to_int32" => ("E0313", "x_ptr.to(tl.int32)"),
         "pointer_cast_other_address_space" => ("E0313", "x_ptr.to(tl.pointer_type(tl.float32, 3))"),
+        "isinstance_tuple_of_classes" => ("E0309", "(tl.tensor_descriptor, tl.tensor)"),
         other => panic!("no expectation for the rejected case {other}"),
     }
 }

@@ -1059,6 +1059,9 @@ fn call_on_constants(call: &BuiltinCall, args: &[Constexpr]) -> R {
 /// Python builtins inside kernels: compile-time on constants; `min`/`max` of runtime values
 /// map to `tl.minimum`/`tl.maximum`.
 pub(super) fn python_builtin(cx: &mut LowerCx<'_>, call: &BuiltinCall, name: &str) -> R {
+    if name == "isinstance" {
+        return isinstance(call);
+    }
     let all_const =
         call.args.iter().all(|a| matches!(a.0, SemaValue::Const(_))) && call.kwargs.is_empty();
     if all_const {
@@ -1105,4 +1108,38 @@ pub(super) fn python_builtin(cx: &mut LowerCx<'_>, call: &BuiltinCall, name: &st
             format!("`{name}()` needs compile-time arguments"),
         )),
     }
+}
+
+/// `isinstance(value, cls)`: decided at compile time, as Triton 3.6 decides it
+/// ([`crate::constexpr::isinstance`]).
+fn isinstance(call: &BuiltinCall) -> R {
+    use crate::constexpr::isinstance::{isinstance, Subject};
+    if call.args.len() != 2 || !call.kwargs.is_empty() {
+        return Err(err(
+            codes::BAD_ARGUMENTS,
+            call.span,
+            "`isinstance()` takes a value and a class",
+        ));
+    }
+    let subject = match &call.args[0].0 {
+        SemaValue::Const(c) => Subject::Const(c),
+        SemaValue::Tensor(_) => Subject::Tensor,
+        _ => {
+            return Err(err(
+                codes::NOT_CONSTEXPR,
+                call.args[0].1,
+                "`isinstance()` of this value is not answered by tritonc",
+            ))
+        }
+    };
+    let Some(cls) = call.args[1].0.as_const() else {
+        return Err(err(
+            codes::NOT_CONSTEXPR,
+            call.args[1].1,
+            "the class of `isinstance()` must be known at compile time",
+        ));
+    };
+    isinstance(subject, cls)
+        .map(|b| SemaValue::Const(Constexpr::Bool(b)))
+        .map_err(|m| err(codes::NOT_CONSTEXPR, call.args[1].1, m))
 }

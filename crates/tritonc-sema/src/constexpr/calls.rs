@@ -161,6 +161,13 @@ pub fn call(
         .with_primary(span, ""));
     }
     match &**path {
+        "builtins.isinstance" => {
+            arity(name, args, 2, 2, span)?;
+            let subject = super::isinstance::Subject::Const(&args[0]);
+            super::isinstance::isinstance(subject, &args[1])
+                .map(Constexpr::Bool)
+                .map_err(|m| const_error(span, m))
+        }
         "builtins.min" => min_max(name, args, false, span),
         "builtins.max" => min_max(name, args, true, span),
         "builtins.len" => {

@@ -8,6 +8,7 @@
 
 pub mod attrs;
 pub mod calls;
+pub mod isinstance;
 pub mod ops;
 
 use indexmap::IndexMap;
