@@ -54,6 +54,16 @@ struct Slot {
 pub struct Variants {
     kernel: String,
     slots: Vec<Slot>,
+    /// Slot indices in the order [`Variants::select`] tries them: by [`preference`],
+    /// highest first (ties: declaration order).
+    order: Vec<usize>,
+}
+
+/// Slot indices sorted by [`preference`], highest first, ties in declaration order.
+fn preference_order(slots: &[Slot]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..slots.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(preference(&slots[i])));
+    order
 }
 
 impl Variants {
@@ -97,6 +107,7 @@ impl Variants {
         }
         Ok(Variants {
             kernel: kernel.to_string(),
+            order: preference_order(&slots),
             slots,
         })
     }
@@ -142,9 +153,10 @@ impl Variants {
                     unusable: None,
                 })
             })
-            .collect::<Result<_, RuntimeError>>()?;
+            .collect::<Result<Vec<Slot>, RuntimeError>>()?;
         Ok(Variants {
             kernel: kernel.to_string(),
+            order: preference_order(&slots),
             slots,
         })
     }
@@ -210,40 +222,28 @@ impl Variants {
 
     /// The variant [`Variants::launch`] would launch for `args`.
     pub fn select(&self, args: &[Arg]) -> Result<usize, RuntimeError> {
-        let mut best: Option<(usize, (usize, bool, u32))> = None;
-        // Why each refused; labelled only when no variant accepts (formatting the keys
-        // costs more than the checks).
-        let mut refused: Vec<(usize, Vec<Violation>)> = Vec::new();
-        for (i, s) in self.slots.iter().enumerate() {
-            if s.unusable.is_some() {
-                refused.push((i, Vec::new()));
-                continue;
-            }
-            match check_and_marshal(&s.bundle.meta, args) {
-                Ok(_) => {
-                    let score = preference(s);
-                    if best.is_none_or(|(_, b)| score > b) {
-                        best = Some((i, score));
-                    }
-                }
-                Err(v) => refused.push((i, v)),
+        // The variants in preference order: the first that accepts is the choice, so a
+        // launch the most wanted variant accepts costs one check.
+        for &i in &self.order {
+            let s = &self.slots[i];
+            if s.unusable.is_none() && check_and_marshal(&s.bundle.meta, args).is_ok() {
+                return Ok(i);
             }
         }
-        match best {
-            Some((i, _)) => Ok(i),
-            None => Err(RuntimeError::NoMatchingVariant(NoMatchingVariant {
-                refusals: refused
-                    .into_iter()
-                    .map(|(i, violations)| {
-                        let why = match &self.slots[i].unusable {
-                            Some(reason) => vec![format!("cannot run on this GPU: {reason}")],
-                            None => violations.iter().map(Violation::to_string).collect(),
-                        };
-                        (self.label(i), why)
-                    })
-                    .collect(),
-            })),
-        }
+        Err(RuntimeError::NoMatchingVariant(NoMatchingVariant {
+            refusals: (0..self.slots.len())
+                .map(|i| {
+                    let why = match &self.slots[i].unusable {
+                        Some(reason) => vec![format!("cannot run on this GPU: {reason}")],
+                        None => match check_and_marshal(&self.slots[i].bundle.meta, args) {
+                            Err(v) => v.iter().map(Violation::to_string).collect(),
+                            Ok(_) => Vec::new(),
+                        },
+                    };
+                    (self.label(i), why)
+                })
+                .collect(),
+        }))
     }
 
     /// `NAME: KEY` for variant `index`, as messages name it.
