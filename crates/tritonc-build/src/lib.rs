@@ -41,7 +41,10 @@
 //!
 //! Kernels are compiled by the `tritonc` command (`TRITONC`, else `tritonc` on `PATH`;
 //! `pip install tritonc` puts it there), through its content-addressed compile cache, so
-//! a rebuild with unchanged inputs costs little. Every variant must have a cubin: a
+//! a rebuild with unchanged inputs costs little. With the `in-process` feature (and no
+//! `TRITONC` or [`Build::tritonc`]) they are compiled by tritonc-driver inside the build
+//! script instead — the same function the command calls, through the same cache — which
+//! links LLVM/MLIR 22 into the build script. Every variant must have a cubin: a
 //! compile that could only produce PTX (no `ptxas` found) is an error unless
 //! [`Build::allow_ptx_only`] is set. Cargo reruns the build script when a kernel file,
 //! anything else in its directory (helpers it imports, `tritonc.toml`) or `TRITONC`
@@ -251,6 +254,26 @@ impl Build {
         self
     }
 
+    /// The compiler: the program [`Build::tritonc`] named, else `TRITONC`; else, with the
+    /// `in-process` feature, tritonc-driver in this process; else `tritonc` on `PATH`.
+    fn compiler(&self) -> compile::Compiler {
+        if let Some(p) = self
+            .tritonc
+            .clone()
+            .or_else(|| std::env::var_os("TRITONC").map(PathBuf::from))
+        {
+            return compile::Compiler::Command(p);
+        }
+        #[cfg(feature = "in-process")]
+        {
+            compile::Compiler::InProcess
+        }
+        #[cfg(not(feature = "in-process"))]
+        {
+            compile::Compiler::Command(PathBuf::from("tritonc"))
+        }
+    }
+
     /// Compiles every kernel for every target and writes [`GENERATED_FILE`].
     pub fn compile(&self) -> Result<Generated, Error> {
         let out_dir_env = std::env::var_os("OUT_DIR").map(PathBuf::from);
@@ -275,16 +298,13 @@ impl Build {
                 "no target: call `target` (e.g. \"sm_90\")".into(),
             ));
         }
-        let tritonc = match &self.tritonc {
-            Some(p) => p.clone(),
-            None => std::env::var_os("TRITONC")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from("tritonc")),
-        };
+        let compiler = self.compiler();
         if cargo {
             println!("cargo:rerun-if-env-changed=TRITONC");
-            if tritonc.components().count() > 1 {
-                println!("cargo:rerun-if-changed={}", tritonc.display());
+            if let Some(tritonc) = compiler.program() {
+                if tritonc.components().count() > 1 {
+                    println!("cargo:rerun-if-changed={}", tritonc.display());
+                }
             }
         }
         let root = out_dir.join("tritonc");
@@ -299,7 +319,8 @@ impl Build {
                 println!("cargo:rerun-if-changed={}", k.file.display());
                 println!("cargo:rerun-if-changed={}", watched.display());
             }
-            let module = kernel_variants(self, k, &tritonc, &root, under_out_dir, &out_dir, cargo)?;
+            let module =
+                kernel_variants(self, k, &compiler, &root, under_out_dir, &out_dir, cargo)?;
             match modules.iter_mut().find(|m| m.kernel == module.kernel) {
                 Some(m) => m.variants.extend(module.variants),
                 None => modules.push(module),
@@ -328,7 +349,7 @@ impl Build {
 fn kernel_variants(
     build: &Build,
     k: &Kernel,
-    tritonc: &Path,
+    compiler: &compile::Compiler,
     root: &Path,
     under_out_dir: bool,
     out_dir: &Path,
@@ -356,7 +377,7 @@ fn kernel_variants(
                 num_stages: k.num_stages,
                 out: &out,
             };
-            let compiled = compile::compile(tritonc, &job)?;
+            let compiled = compile::compile(compiler, &job)?;
             if cargo {
                 for w in &compiled.warnings {
                     println!("cargo:warning=tritonc: {w}");

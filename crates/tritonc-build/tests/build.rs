@@ -315,3 +315,35 @@ fn a_missing_compiler_or_configuration_is_a_clear_error() {
     assert!(e.to_string().contains("no target"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With the `in-process` feature and no `TRITONC`, tritonc-driver compiles in the build
+/// script itself: the real kernel, with a cubin, under the key the command gives it.
+#[cfg(feature = "in-process")]
+#[test]
+fn in_process_the_driver_compiles_the_kernel() {
+    if std::env::var_os("TRITONC").is_some() {
+        return; // the command would be used
+    }
+    let dir = scratch("in-process");
+    let generated = Build::new()
+        .target("sm_90")
+        .kernel(
+            Kernel::new(root().join("examples/vector_add.py"), "add_kernel")
+                .signature("aligned", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"),
+        )
+        .out_dir(dir.join("out"))
+        .cargo_metadata(false)
+        .compile()
+        .expect("compiled in process");
+    assert_eq!(generated.kernels[0].1, ["aligned"]);
+    let dirs =
+        tritonc_bundle::list_bundle_dirs(&dir.join("out/tritonc/add_kernel-0-sm_90")).unwrap();
+    assert_eq!(dirs.len(), 1);
+    let bundle = Bundle::read_dir(&dirs[0]).unwrap();
+    assert_eq!(
+        bundle.meta.key_hash, "1aaae5f98fd84e7d",
+        "the key the command gives it"
+    );
+    assert!(bundle.cubin.is_some(), "ptxas ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
