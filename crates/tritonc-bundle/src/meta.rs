@@ -53,7 +53,11 @@ pub struct BundleMeta {
     /// Parameters the back end appends that have no source parameter.
     #[serde(default)]
     pub hidden_params: Vec<HiddenParam>,
-    /// Layouts of cross-thread reductions, as the back end describes them (opaque here).
+    /// The order in which the code combines each reduction and scan (written by
+    /// `tritonc_codegen::combine_orders`: the target, and per `tt.reduce` its location,
+    /// axis, operand layout, register order and lane and warp butterflies, per `tt.scan`
+    /// its steps); opaque here. `verify` and `run --interpret` replay the bundle
+    /// target's order.
     #[serde(default)]
     pub reduction_layouts: Option<serde_json::Value>,
     /// What `ptxas -v` reported, when the bundle carries a cubin.

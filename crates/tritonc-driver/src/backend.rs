@@ -224,6 +224,7 @@ impl Backend {
                 dynamic_shared: compiled.dynamic_shared,
                 cubin: compiled.code_object,
                 ptxas: None,
+                combine_orders: Some(compiled.combine_orders),
             });
         }
         let ptx = compiled.ptx;
@@ -250,6 +251,7 @@ impl Backend {
             dynamic_shared: compiled.dynamic_shared,
             cubin,
             ptxas,
+            combine_orders: Some(compiled.combine_orders),
         })
     }
 
@@ -404,7 +406,7 @@ fn bundle_of(
             },
             params,
             hidden_params,
-            reduction_layouts: None,
+            reduction_layouts: code.combine_orders,
             ptxas: code.ptxas,
             min_driver_version: if amd {
                 None

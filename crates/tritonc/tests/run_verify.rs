@@ -341,6 +341,16 @@ fn compile_softmax_as_the_readme_shows() {
     );
     let bundles = tritonc_verify::BundleDir::read(&dir).expect("bundles readable");
     assert_eq!(bundles.bundles.len(), 1);
+    // The metadata records the order of the row max and the row sum, for sm_90.
+    let orders = bundles.bundles[0]
+        .meta
+        .reduction_layouts
+        .as_ref()
+        .expect("combine orders recorded");
+    assert_eq!(orders["target"], "sm_90");
+    let reductions = orders["reductions"].as_array().expect("reductions");
+    assert_eq!(reductions.len(), 2, "{orders}");
+    assert!(reductions.iter().all(|r| r["lanes"].as_array().is_some_and(|l| !l.is_empty())), "{orders}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -34,6 +34,9 @@ pub struct CachedCode {
     pub cubin: Option<Vec<u8>>,
     /// ptxas's `-v` report, with the cubin.
     pub ptxas: Option<PtxasReport>,
+    /// The order of every reduction and scan in the code (`tritonc_codegen::combine_orders`),
+    /// for the bundle's `reduction_layouts`.
+    pub combine_orders: Option<serde_json::Value>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -46,6 +49,8 @@ struct Header {
     ptx_bytes: u64,
     cubin_bytes: Option<u64>,
     ptxas: Option<PtxasReport>,
+    #[serde(default)]
+    combine_orders: Option<serde_json::Value>,
 }
 
 /// The bytes of the entry for `code` under `key`.
@@ -59,6 +64,7 @@ pub fn encode(key: &str, code: &CachedCode) -> Vec<u8> {
         ptx_bytes: code.ptx.len() as u64,
         cubin_bytes: code.cubin.as_ref().map(|c| c.len() as u64),
         ptxas: code.ptxas.clone(),
+        combine_orders: code.combine_orders.clone(),
     };
     // Serializing a struct of strings and numbers into memory cannot fail.
     let header = serde_json::to_string(&header).expect("a cache header serializes to JSON");
@@ -117,6 +123,7 @@ pub fn decode(key: &str, bytes: &[u8]) -> Result<CachedCode, String> {
         dynamic_shared: header.dynamic_shared,
         cubin: header.cubin_bytes.map(|_| cubin.to_vec()),
         ptxas: header.ptxas,
+        combine_orders: header.combine_orders,
     })
 }
 
@@ -136,6 +143,7 @@ mod tests {
                 registers: 12,
                 ..PtxasReport::default()
             }),
+            combine_orders: Some(serde_json::json!({"target": "sm_90", "reductions": []})),
         }
     }
 

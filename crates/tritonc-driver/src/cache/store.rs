@@ -216,6 +216,7 @@ mod tests {
             dynamic_shared: false,
             cubin: None,
             ptxas: None,
+            combine_orders: None,
         }
     }
 
