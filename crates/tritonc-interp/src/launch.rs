@@ -1,16 +1,18 @@
-//! A launch: every program of the grid, in parallel where that cannot change results,
-//! then race detection over the programs' access logs.
+//! A launch: every program of the grid, streamed in chunks of programs, each chunk in
+//! parallel where that cannot change results, with race detection over the programs'
+//! access logs.
 
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
-use tritonc_ir::{Function, OpId, OpKind, Type};
+use tritonc_ir::{Function, OpKind, Type};
 
 use crate::data::{storage_of, Data, Storage, Val};
-use crate::error::{RtResult, RuntimeError, RuntimeErrorKind};
+use crate::error::{RtResult, RuntimeError};
 use crate::exec::Program;
-use crate::memory::{apply_runs, buffer_name, AccessLog, Memory, ProgramMemory, WriteRun};
+use crate::memory::{apply_runs, AccessLog, Memory, ProgramMemory, WriteRun};
+use crate::race::RaceCheck;
 use crate::InterpOptions;
 
 /// The value passed for one runtime parameter.
@@ -47,7 +49,40 @@ pub struct LaunchReport {
 /// What a parallel program leaves behind: its deferred writes, accesses and prints.
 type ProgramOutcome = (Vec<WriteRun>, AccessLog, Vec<String>);
 
+/// Programs in a launch's first chunk.
+const FIRST_CHUNK: u64 = 256;
+/// The most programs in one chunk.
+const MAX_CHUNK: u64 = 1 << 16;
+/// What one chunk's writes and access logs may take, roughly, in bytes.
+const CHUNK_BYTES: u64 = 64 << 20;
+
+/// The size of the chunk after one of `programs` programs that kept `bytes` bytes of
+/// writes and access records: a function of the programs' behaviour only (never of the
+/// thread count), so chunk boundaries, and with them every result and every reported
+/// race, are the same on any number of threads.
+fn next_chunk(programs: u64, bytes: u64) -> u64 {
+    let per_program = bytes / programs.max(1) + 64;
+    (CHUNK_BYTES / per_program).clamp(FIRST_CHUNK, MAX_CHUNK)
+}
+
+/// Bytes a program's deferred writes and access log take.
+fn kept_bytes(runs: &[WriteRun], log: &AccessLog) -> u64 {
+    let runs: usize = runs
+        .iter()
+        .map(|r| r.bytes.len() + std::mem::size_of::<WriteRun>())
+        .sum();
+    (runs + log.accesses.len() * std::mem::size_of::<crate::memory::Access>()) as u64
+}
+
 /// Runs `func` over `grid` against `memory`.
+///
+/// The programs run in chunks, in program-id order; a chunk's programs run in parallel
+/// (or one after another, see [`ExecutionMode`]), then its writes are applied and its
+/// access logs checked for races with each other and with the chunks before (kept as
+/// [`crate::footprint::Footprint`]s) and dropped. Memory therefore grows with the data
+/// the launch touches, not with its grid. In a launch without races no program reads a
+/// byte another program wrote, so applying a chunk's writes before the next chunk runs
+/// gives the same result as applying all writes at the end.
 pub fn launch(
     func: &Function,
     args: &[ArgValue],
@@ -95,82 +130,71 @@ pub fn launch(
             }
         }
     };
-    // A record per program: sized by the grid, so reserved fallibly (a grid past host
-    // memory is an error, not an abort).
-    let mut logs: Vec<AccessLog> = Vec::new();
-    if usize::try_from(total)
-        .ok()
-        .and_then(|n| logs.try_reserve_exact(n).ok())
-        .is_none()
-    {
-        return Err(RuntimeError::bad_launch(format!(
-            "a grid of {total} programs is more than the interpreter can keep a record of \
-             in this host's memory"
-        )));
-    }
-    if mode == ExecutionMode::Parallel {
-        // The parallel run collects every program's outcome before applying them.
-        let mut outcomes: Vec<RtResult<ProgramOutcome>> = Vec::new();
-        if outcomes.try_reserve_exact(total as usize).is_err() {
-            return Err(RuntimeError::bad_launch(format!(
-                "a grid of {total} programs is more than the interpreter can keep a record \
-                 of in this host's memory"
-            )));
-        }
-    }
+    let mut races = RaceCheck::default();
     let mut prints = Vec::new();
-    match mode {
-        ExecutionMode::Parallel => {
-            let base: &Memory = memory;
-            let outcomes: Vec<RtResult<ProgramOutcome>> = (0..total)
-                .into_par_iter()
-                .map(|lin| {
-                    let mem = ProgramMemory::Deferred {
-                        base,
-                        runs: Vec::new(),
-                        hull: None,
-                    };
-                    let mut p = Program::new(func, pid_of(lin), grid, mem, opts, orders);
+    let mut first = 0u64;
+    let mut chunk = FIRST_CHUNK;
+    while first < total {
+        let end = total.min(first + chunk);
+        let mut logs: Vec<AccessLog> = Vec::with_capacity((end - first) as usize);
+        let mut kept = 0u64;
+        match mode {
+            ExecutionMode::Parallel => {
+                let base: &Memory = memory;
+                let outcomes: Vec<RtResult<ProgramOutcome>> = (first..end)
+                    .into_par_iter()
+                    .map(|lin| {
+                        let mem = ProgramMemory::Deferred {
+                            base,
+                            runs: Vec::new(),
+                            hull: None,
+                        };
+                        let mut p = Program::new(func, pid_of(lin), grid, mem, opts, orders);
+                        let args: Vec<Rc<Val>> = arg_vals.iter().cloned().map(Rc::new).collect();
+                        let r = p.run(&args);
+                        tick();
+                        r.map(|_| (p.mem.into_runs(), p.log, p.prints))
+                    })
+                    .collect();
+                let mut all_runs = Vec::with_capacity(outcomes.len());
+                for o in outcomes {
+                    let (runs, log, pr) = o?;
+                    kept += kept_bytes(&runs, &log);
+                    all_runs.push(runs);
+                    logs.push(log);
+                    prints.extend(pr);
+                }
+                if opts.detect_races {
+                    races.chunk(func, &logs, first, memory, pid_of)?;
+                }
+                for runs in &all_runs {
+                    apply_runs(memory, runs);
+                }
+            }
+            ExecutionMode::Sequential => {
+                for lin in first..end {
+                    let mut p = Program::new(
+                        func,
+                        pid_of(lin),
+                        grid,
+                        ProgramMemory::Direct(memory),
+                        opts,
+                        orders,
+                    );
                     let args: Vec<Rc<Val>> = arg_vals.iter().cloned().map(Rc::new).collect();
-                    let r = p.run(&args);
+                    p.run(&args)?;
                     tick();
-                    r.map(|_| (p.mem.into_runs(), p.log, p.prints))
-                })
-                .collect();
-            let mut all_runs = Vec::with_capacity(outcomes.len());
-            for o in outcomes {
-                let (runs, log, pr) = o?;
-                all_runs.push(runs);
-                logs.push(log);
-                prints.extend(pr);
-            }
-            if opts.detect_races {
-                detect_races(func, &logs, memory, pid_of)?;
-            }
-            for runs in &all_runs {
-                apply_runs(memory, runs);
+                    kept += kept_bytes(&[], &p.log);
+                    logs.push(std::mem::take(&mut p.log));
+                    prints.append(&mut p.prints);
+                }
+                if opts.detect_races {
+                    races.chunk(func, &logs, first, memory, pid_of)?;
+                }
             }
         }
-        ExecutionMode::Sequential => {
-            for lin in 0..total {
-                let mut p = Program::new(
-                    func,
-                    pid_of(lin),
-                    grid,
-                    ProgramMemory::Direct(memory),
-                    opts,
-                    orders,
-                );
-                let args: Vec<Rc<Val>> = arg_vals.iter().cloned().map(Rc::new).collect();
-                p.run(&args)?;
-                tick();
-                logs.push(std::mem::take(&mut p.log));
-                prints.append(&mut p.prints);
-            }
-            if opts.detect_races {
-                detect_races(func, &logs, memory, pid_of)?;
-            }
-        }
+        chunk = next_chunk(end - first, kept);
+        first = end;
     }
     Ok(LaunchReport {
         programs: total,
@@ -227,115 +251,4 @@ pub(crate) fn bind_args(func: &Function, args: &[ArgValue]) -> RtResult<Vec<Val>
         out.push(Val::scalar(data));
     }
     Ok(out)
-}
-
-/// One range of a program's access, for the race sweep.
-#[derive(Clone, Copy)]
-struct Range {
-    start: u64,
-    end: u64,
-    prog: u64,
-    op: OpId,
-}
-
-/// Reports the first write/write or write/read overlap between two programs.
-fn detect_races(
-    func: &Function,
-    logs: &[AccessLog],
-    memory: &Memory,
-    pid_of: impl Fn(u64) -> [u32; 3],
-) -> RtResult<()> {
-    // Every range of every program, in program order (collected in parallel).
-    let ranges = |write: bool| -> Vec<Range> {
-        logs.par_iter()
-            .enumerate()
-            .flat_map_iter(|(prog, log)| {
-                log.accesses
-                    .iter()
-                    .filter(move |a| a.write == write)
-                    .map(move |a| Range {
-                        start: a.start,
-                        end: a.end,
-                        prog: prog as u64,
-                        op: a.op,
-                    })
-            })
-            .collect()
-    };
-    let mut writes = ranges(true);
-    let reads = ranges(false);
-    let race = |what: &'static str, later: Range, earlier: Range, addr: u64| {
-        let (later, earlier) = if later.prog >= earlier.prog {
-            (later, earlier)
-        } else {
-            (earlier, later)
-        };
-        let mut e = RuntimeError::new(RuntimeErrorKind::Race {
-            what,
-            other_program: pid_of(earlier.prog),
-            other_loc: func.op(earlier.op).loc.clone(),
-            address: addr,
-            buffer: buffer_name(memory, addr),
-        });
-        e.loc = Some(func.op(later.op).loc.clone());
-        e.op_name = Some(func.kind(later.op).name());
-        e.program = Some(pid_of(later.prog));
-        e
-    };
-    // A stable sort: ties keep program order, so the race reported is the same on any
-    // number of threads.
-    writes.par_sort_by_key(|r| (r.start, r.prog));
-    // Sweep keeping the furthest-reaching range and the furthest from another program.
-    let mut best: Option<Range> = None;
-    let mut best_other: Option<Range> = None;
-    for &w in &writes {
-        if let Some(b) = best {
-            if b.prog != w.prog && w.start < b.end {
-                return Err(race("write/write", w, b, w.start));
-            }
-            if let Some(o) = best_other {
-                if o.prog != w.prog && w.start < o.end {
-                    return Err(race("write/write", w, o, w.start));
-                }
-            }
-        }
-        match best {
-            Some(b) if w.end <= b.end => {
-                if w.prog != b.prog && best_other.is_none_or(|o| w.end > o.end) {
-                    best_other = Some(w);
-                }
-            }
-            Some(b) => {
-                if b.prog != w.prog {
-                    best_other = Some(b);
-                }
-                best = Some(w);
-            }
-            None => best = Some(w),
-        }
-    }
-    // Writes of different programs are now disjoint: merge into segments.
-    let mut segs: Vec<Range> = Vec::new();
-    for &w in &writes {
-        match segs.last_mut() {
-            Some(s) if w.start <= s.end && s.prog == w.prog => s.end = s.end.max(w.end),
-            _ => segs.push(w),
-        }
-    }
-    // The first racing read in program order, whichever thread finds it.
-    let racing = reads.par_iter().find_map_first(|r| {
-        let mut i = segs.partition_point(|s| s.end <= r.start);
-        while i < segs.len() && segs[i].start < r.end {
-            let s = segs[i];
-            if s.prog != r.prog {
-                return Some((*r, s));
-            }
-            i += 1;
-        }
-        None
-    });
-    if let Some((r, s)) = racing {
-        return Err(race("write/read", r, s, r.start.max(s.start)));
-    }
-    Ok(())
 }

@@ -13,11 +13,16 @@
 //! - Masked-off lanes read the `other` operand, or 0 as on NVIDIA; with
 //!   [`InterpOptions::poison_masked`] they read NaN (floats) or `0x5a…` (ints) instead, to
 //!   expose kernels that use undefined lanes.
-//! - Programs without atomics run in parallel ([`ExecutionMode::Parallel`]): each sees
-//!   memory as it was at launch plus its own writes, which are applied in program-id order
-//!   afterwards. Kernels with atomics run sequentially in program-id order, so atomics are
-//!   sequentially consistent in that order. Either way, a byte written by two programs, or
-//!   written by one and read by another, is reported as a data race.
+//! - Programs run in chunks, in program-id order; chunk sizes depend only on what the
+//!   programs keep, never on the thread count. Programs without atomics run in parallel
+//!   ([`ExecutionMode::Parallel`]): each sees memory as it was when its chunk started plus
+//!   its own writes, which are applied in program-id order after the chunk. Kernels with
+//!   atomics run sequentially in program-id order, so atomics are sequentially consistent
+//!   in that order. Either way, a byte written by two programs, or written by one and read
+//!   by another, is reported as a data race; so in a launch without races, no program
+//!   sees another's writes, as if all ran against memory as at launch. After each chunk
+//!   only its [`footprint::Footprint`] is kept (which bytes were read and written, by
+//!   whom), so memory grows with the data touched, not with the grid.
 //! - [`launch_programs`] runs only some programs of a launch (sampled program ids of a
 //!   launch too large to interpret whole), each against memory as at launch, and hands
 //!   back their writes instead of applying them.
@@ -53,10 +58,12 @@ mod dot;
 pub mod elementwise;
 pub mod error;
 mod exec;
+pub mod footprint;
 mod launch;
 pub mod memory;
 pub mod numerics;
 pub mod order;
+mod race;
 mod reduce;
 pub mod sampled;
 pub mod scan_order;
