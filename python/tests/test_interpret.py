@@ -155,6 +155,51 @@ class InterpretTest(unittest.TestCase):
             K.add_kernel[(1,)](x, x, out, "four", BLOCK=4)
         self.assertIn("`n` is a runtime parameter", str(cm.exception))
 
+    def test_layer_norm_example_sums_dw_and_db_in_fp32(self):
+        # examples/layer_norm.py's kernels, forward then backward, on fp16 data: dw and db
+        # are column sums over every row accumulated in fp32 and rounded once to fp16, so
+        # they are within half an fp16 ulp (plus fp32 rounding) of the exact sums.
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            sys.path.insert(0, os.path.join(HERE, "fake_torch"))
+        sys.path.insert(0, os.path.join(ROOT, "examples"))
+        import layer_norm as L
+        rows, cols, block = 150, 40, 64
+        def half(v):
+            return struct.unpack("<e", struct.pack("<e", v))[0]
+        xs = [half(math.sin(i * 0.37) * 3 + (i % 7) * 0.25) for i in range(rows * cols)]
+        ws = [half(0.5 + (j % 5) * 0.125) for j in range(cols)]
+        bs = [half(j * 0.01) for j in range(cols)]
+        dys = [half(math.cos(i * 0.11) * 2) for i in range(rows * cols)]
+        f16 = lambda vs: HostArray([f16_bits(v) for v in vs], "<f2")
+        x, w, b, dy = f16(xs), f16(ws), f16(bs), f16(dys)
+        y, dx = f16([0.0] * (rows * cols)), f16([0.0] * (rows * cols))
+        mean, rstd = HostArray([0.0] * rows), HostArray([0.0] * rows)
+        L.layer_norm_fwd_kernel[(rows,)](x, y, w, b, mean, rstd, cols, cols, 1e-5,
+                                         BLOCK_N=block, num_warps=1)
+        per_program = 64
+        programs = (rows + per_program - 1) // per_program
+        dw_part, db_part = HostArray([0.0] * (programs * cols)), HostArray([0.0] * (programs * cols))
+        L.layer_norm_bwd_dx_kernel[(programs,)](
+            dx, dy, dw_part, db_part, x, w, mean, rstd, cols, rows, cols,
+            ROWS_PER_PROGRAM=per_program, BLOCK_N=block, num_warps=1)
+        dw, db = f16([0.0] * cols), f16([0.0] * cols)
+        L.layer_norm_bwd_dwdb_kernel[(1,)](dw_part, db_part, dw, db, programs, cols,
+                                            BLOCK_M=32, BLOCK_N=64)
+        # The exact sums, from the mean and rstd the forward kernel stored.
+        ms, rs = mean.values(), rstd.values()
+        for i in range(rows):
+            self.assertAlmostEqual(ms[i], sum(xs[i * cols:(i + 1) * cols]) / cols, delta=1e-5)
+        for j in range(cols):
+            want_dw = sum(dys[i * cols + j] * (xs[i * cols + j] - ms[i]) * rs[i]
+                          for i in range(rows))
+            want_db = sum(dys[i * cols + j] for i in range(rows))
+            for got, want in ((dw.values()[j], want_dw), (db.values()[j], want_db)):
+                ulp = 2.0 ** (math.frexp(abs(want))[1] - 11) if want else 2.0 ** -24
+                self.assertLessEqual(abs(got - want), ulp / 2 + 1e-4 * abs(want) + 1e-6,
+                                     f"column {j}: {got} against {want}")
+
     def test_missing_argument_is_pythons_type_error(self):
         with self.assertRaises(TypeError):
             K.add_kernel[(1,)](HostArray([1.0]), BLOCK=4)
