@@ -423,7 +423,8 @@ pub fn libdevice_fn(symbol: &str) -> Option<ExternFn> {
 /// The error function in f64 (relative error well below 1e-14): a Taylor series near
 /// zero, a continued fraction for erfc in the tails.
 pub fn erf(x: f64) -> f64 {
-    if x.is_nan() {
+    if x.is_nan() || x == 0.0 {
+        // erf(±0) = ±0 (the series below would never meet its stopping test at 0).
         return x;
     }
     let a = x.abs();
@@ -438,7 +439,8 @@ pub fn erf(x: f64) -> f64 {
             term *= -x2 / n;
             let add = term / (2.0 * n + 1.0);
             sum += add;
-            if add.abs() < 1e-17 * sum.abs() {
+            // `<=`: for a subnormal x the bound underflows to 0 along with the terms.
+            if add.abs() <= 1e-17 * sum.abs() {
                 break;
             }
         }
@@ -516,6 +518,19 @@ mod tests {
         for (x, want) in cases {
             assert!((erf(x) - want).abs() < 1e-15, "erf({x}) = {}", erf(x));
             assert!((erf(-x) + want).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn erf_at_zero_and_subnormals_returns() {
+        // These never left the series loop: erf(0) hung a GELU epilogue over a tile
+        // whose padded rows were 0.
+        assert_eq!(erf(0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(erf(-0.0).to_bits(), (-0.0f64).to_bits());
+        // erf(x) = 2x/sqrt(pi) for tiny x.
+        for x in [1e-310, -1e-310, f64::MIN_POSITIVE, 1e-200] {
+            let want = x * std::f64::consts::FRAC_2_SQRT_PI;
+            assert!((erf(x) - want).abs() <= want.abs() * 1e-15, "erf({x}) = {}", erf(x));
         }
     }
 
