@@ -200,6 +200,15 @@ class InterpretTest(unittest.TestCase):
                 self.assertLessEqual(abs(got - want), ulp / 2 + 1e-4 * abs(want) + 1e-6,
                                      f"column {j}: {got} against {want}")
 
+    def test_autotune_takes_the_first_config_without_timing(self):
+        if not hasattr(K, "tuned_fill"):
+            self.skipTest("needs the real Triton's autotuner")
+        n = 100
+        out = HostArray([0] * n, "<i4")
+        K.tuned_fill[lambda meta: (triton_cdiv(n, meta["BLOCK"]),)](out, n)
+        self.assertEqual(out.values(), [32] * n)
+        self.assertEqual(K.tuned_fill.best_config.kwargs, {"BLOCK": 32})
+
     def test_missing_argument_is_pythons_type_error(self):
         with self.assertRaises(TypeError):
             K.add_kernel[(1,)](HostArray([1.0]), BLOCK=4)

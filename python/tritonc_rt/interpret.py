@@ -355,6 +355,23 @@ def _run(self, *args, grid, warmup, **kwargs):
 
 
 _SAVED = {}
+_SAVED_BENCH = {}
+
+
+def _untimed_bench(kernel_call, quantiles=None, **_):
+    """The autotuner's benchmark under the drop-in: every config takes the same (zero)
+    time without being run, so ``@triton.autotune`` picks its first config (after
+    pruning). Timing an interpreter says nothing about the GPU, and a fixed choice keeps
+    results the same from run to run and on machines without a GPU driver."""
+    return [0.0] * len(quantiles) if quantiles else 0.0
+
+
+def _autotuner():
+    try:
+        from triton.runtime import autotuner
+        return autotuner.Autotuner if "do_bench" in vars(autotuner.Autotuner) else None
+    except ImportError:
+        return None
 
 
 def _classes():
@@ -374,7 +391,8 @@ def _classes():
 
 def install():
     """Makes every ``kernel[grid](...)`` of a ``@triton.jit`` kernel (also through
-    ``@triton.autotune`` and ``@triton.heuristics``) run on tritonc's interpreter."""
+    ``@triton.autotune`` and ``@triton.heuristics``) run on tritonc's interpreter.
+    ``@triton.autotune`` then takes its first config without timing any."""
     classes = _classes()
     if not classes:
         raise ImportError("triton is not importable: nothing to install into")
@@ -382,6 +400,10 @@ def install():
         if cls not in _SAVED:
             _SAVED[cls] = cls.run
             cls.run = _run
+    tuner = _autotuner()
+    if tuner is not None and tuner not in _SAVED_BENCH:
+        _SAVED_BENCH[tuner] = vars(tuner)["do_bench"]
+        tuner.do_bench = property(lambda self: _untimed_bench)
 
 
 def uninstall():
@@ -389,6 +411,9 @@ def uninstall():
     for cls, run in _SAVED.items():
         cls.run = run
     _SAVED.clear()
+    for cls, bench in _SAVED_BENCH.items():
+        cls.do_bench = bench
+    _SAVED_BENCH.clear()
 
 
 def installed():
