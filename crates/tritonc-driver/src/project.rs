@@ -317,6 +317,27 @@ impl Projects {
     }
 }
 
+/// The project model as launch specs use it (`tritonc run`, `verify`, `compile --spec`):
+/// a spec's kernel file resolves its imports through its project, as `compile` and
+/// `lint` resolve them. The files read are added to the caller's source map.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProjectScopes;
+
+impl tritonc_spec::KernelScopes for ProjectScopes {
+    fn scope(&self, kernel_path: &Path, module: &Module, sources: &mut SourceMap) -> ModuleScope {
+        let projects = Projects::new(FileId(sources.len() as u32));
+        let index = discover(module);
+        let scope = projects.scope(kernel_path, module, &index, true);
+        projects.register(sources);
+        scope
+    }
+}
+
+/// [`ProjectScopes`], shared, for a `tritonc_verify::VerifySpec`'s `scopes`.
+pub fn spec_scopes() -> Arc<dyn tritonc_spec::KernelScopes> {
+    Arc::new(ProjectScopes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

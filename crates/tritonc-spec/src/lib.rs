@@ -15,12 +15,15 @@ pub mod parse;
 pub mod reference;
 pub mod rng;
 pub mod run;
+pub mod scopes;
 pub mod summary;
 
 pub use parse::{parse, LaunchSpec, TensorSpec};
 pub use reference::{check_references, ReferenceCheck};
+pub use scopes::{KernelScopes, SingleFile};
 pub use run::{
-    jit_debug, lower, prepare, prepare_shapes, run_spec_file, scalar_arg, Launch, RunOutcome,
+    jit_debug, lower, prepare, prepare_in, prepare_shapes, prepare_shapes_in, run_spec_file,
+    scalar_arg, Launch, RunOutcome,
     TensorArg, GRID_LIMITS,
 };
 pub use summary::{compare, summarize, Comparison, Summary};

@@ -105,6 +105,9 @@ pub struct Launch {
     pub runtime_args: Vec<ArgValue>,
     /// The grid.
     pub grid: [u32; 3],
+    /// The kernel module's scope (its imports resolved by the [`crate::KernelScopes`]
+    /// the launch was prepared with).
+    pub scope: tritonc_sema::ModuleScope,
 }
 
 fn err(code: tritonc_diagnostics::Code, span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -492,7 +495,17 @@ pub fn prepare(
     spec_path: &Path,
     sources: &mut SourceMap,
 ) -> Result<(Launch, Arc<FunctionDef>, tritonc_syntax::ast::Module), Vec<Diagnostic>> {
-    prepare_with(spec, spec_path, sources, true)
+    prepare_with(spec, spec_path, sources, true, &crate::SingleFile)
+}
+
+/// [`prepare`] with the kernel's imports resolved by `scopes`.
+pub fn prepare_in(
+    spec: &LaunchSpec,
+    spec_path: &Path,
+    sources: &mut SourceMap,
+    scopes: &dyn crate::KernelScopes,
+) -> Result<(Launch, Arc<FunctionDef>, tritonc_syntax::ast::Module), Vec<Diagnostic>> {
+    prepare_with(spec, spec_path, sources, true, scopes)
 }
 
 /// [`prepare`] without the tensors' data: every buffer is empty (nothing is allocated,
@@ -504,7 +517,17 @@ pub fn prepare_shapes(
     spec_path: &Path,
     sources: &mut SourceMap,
 ) -> Result<(Launch, Arc<FunctionDef>, tritonc_syntax::ast::Module), Vec<Diagnostic>> {
-    prepare_with(spec, spec_path, sources, false)
+    prepare_with(spec, spec_path, sources, false, &crate::SingleFile)
+}
+
+/// [`prepare_shapes`] with the kernel's imports resolved by `scopes`.
+pub fn prepare_shapes_in(
+    spec: &LaunchSpec,
+    spec_path: &Path,
+    sources: &mut SourceMap,
+    scopes: &dyn crate::KernelScopes,
+) -> Result<(Launch, Arc<FunctionDef>, tritonc_syntax::ast::Module), Vec<Diagnostic>> {
+    prepare_with(spec, spec_path, sources, false, scopes)
 }
 
 fn prepare_with(
@@ -512,6 +535,7 @@ fn prepare_with(
     spec_path: &Path,
     sources: &mut SourceMap,
     data: bool,
+    scopes: &dyn crate::KernelScopes,
 ) -> Result<(Launch, Arc<FunctionDef>, tritonc_syntax::ast::Module), Vec<Diagnostic>> {
     let base_dir = spec_path
         .parent()
@@ -533,7 +557,7 @@ fn prepare_with(
     if parsed.has_errors() {
         return Err(parsed.diagnostics);
     }
-    let scope = tritonc_sema::ModuleScope::from_module(&parsed.module);
+    let scope = scopes.scope(&kernel_path, &parsed.module, sources);
     let kernel_name = match &spec.kernel_name {
         Some(n) => n.clone(),
         None => {
@@ -760,6 +784,7 @@ fn prepare_with(
             specialization,
             runtime_args,
             grid,
+            scope,
         },
         def,
         parsed.module,
@@ -776,7 +801,11 @@ pub fn lower(
     module: &tritonc_syntax::ast::Module,
 ) -> Result<tritonc_ir::Module, Vec<Diagnostic>> {
     let name = &launch.kernel_name;
-    let original = match tritonc_sema::lower_kernel(module, name, &launch.specialization) {
+    let _ = module;
+    let lower = |spec: &Specialization| {
+        tritonc_sema::lower_kernel_in(&launch.scope, name, spec).map(|l| l.module)
+    };
+    let original = match lower(&launch.specialization) {
         Ok(m) => return Ok(m),
         Err(d) => d,
     };
@@ -797,7 +826,7 @@ pub fn lower(
             is_const: false,
             divisibility: None,
         };
-        if tritonc_sema::lower_kernel(module, name, &as_pointer).is_ok() {
+        if lower(&as_pointer).is_ok() {
             let shown = match &value.value {
                 ExprValue::Int(v) => v.to_string(),
                 ExprValue::Float(v) => v.to_string(),

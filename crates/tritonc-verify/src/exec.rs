@@ -33,7 +33,17 @@ impl PreparedCase {
         spec_path: &Path,
         sources: &mut SourceMap,
     ) -> Result<PreparedCase, Vec<Diagnostic>> {
-        Self::prepare_with(spec, spec_path, sources, true)
+        Self::prepare_with(spec, spec_path, sources, true, &tritonc_spec::SingleFile)
+    }
+
+    /// [`PreparedCase::prepare`] with the kernel's imports resolved by `scopes`.
+    pub fn prepare_in(
+        spec: &LaunchSpec,
+        spec_path: &Path,
+        sources: &mut SourceMap,
+        scopes: &dyn tritonc_spec::KernelScopes,
+    ) -> Result<PreparedCase, Vec<Diagnostic>> {
+        Self::prepare_with(spec, spec_path, sources, true, scopes)
     }
 
     /// [`PreparedCase::prepare`] without the tensors' data ([`tritonc_spec::prepare_shapes`]):
@@ -44,7 +54,17 @@ impl PreparedCase {
         spec_path: &Path,
         sources: &mut SourceMap,
     ) -> Result<PreparedCase, Vec<Diagnostic>> {
-        Self::prepare_with(spec, spec_path, sources, false)
+        Self::prepare_with(spec, spec_path, sources, false, &tritonc_spec::SingleFile)
+    }
+
+    /// [`PreparedCase::prepare_shapes`] with the kernel's imports resolved by `scopes`.
+    pub fn prepare_shapes_in(
+        spec: &LaunchSpec,
+        spec_path: &Path,
+        sources: &mut SourceMap,
+        scopes: &dyn tritonc_spec::KernelScopes,
+    ) -> Result<PreparedCase, Vec<Diagnostic>> {
+        Self::prepare_with(spec, spec_path, sources, false, scopes)
     }
 
     fn prepare_with(
@@ -52,11 +72,12 @@ impl PreparedCase {
         spec_path: &Path,
         sources: &mut SourceMap,
         data: bool,
+        scopes: &dyn tritonc_spec::KernelScopes,
     ) -> Result<PreparedCase, Vec<Diagnostic>> {
         let (launch, def, module) = if data {
-            tritonc_spec::prepare(spec, spec_path, sources)?
+            tritonc_spec::prepare_in(spec, spec_path, sources, scopes)?
         } else {
-            tritonc_spec::prepare_shapes(spec, spec_path, sources)?
+            tritonc_spec::prepare_shapes_in(spec, spec_path, sources, scopes)?
         };
         let constexpr_params = def
             .params

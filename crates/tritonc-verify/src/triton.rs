@@ -168,12 +168,13 @@ pub fn compare_with_triton(
     python: &str,
     sources: &mut SourceMap,
 ) -> Result<Vec<Check>, String> {
-    let case = PreparedCase::prepare(&input.spec, spec_path, sources).map_err(|d| {
-        d.iter()
-            .map(|d| d.message.clone())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })?;
+    let case =
+        PreparedCase::prepare_in(&input.spec, spec_path, sources, &*input.scopes).map_err(|d| {
+            d.iter()
+                .map(|d| d.message.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
     let mut got = Vec::new();
     device
         .run(&case, 1, &mut |_, o| got = o)

@@ -20,6 +20,9 @@ pub struct VerifySpec {
     pub spec: LaunchSpec,
     /// The `[verify]` table.
     pub config: VerifyConfig,
+    /// How the kernel file resolves its imports from other files (the kernel's own module
+    /// only, unless the caller sets its project's).
+    pub scopes: std::sync::Arc<dyn tritonc_spec::KernelScopes>,
 }
 
 /// Reads and parses a spec file (adding it to `sources`).
@@ -42,7 +45,11 @@ pub fn load_spec(path: &Path, sources: &mut SourceMap) -> Result<VerifySpec, Vec
         }
         return Err(vec![d]);
     }
-    Ok(VerifySpec { spec, config })
+    Ok(VerifySpec {
+        spec,
+        config,
+        scopes: std::sync::Arc::new(tritonc_spec::SingleFile),
+    })
 }
 
 /// Why verification could not run at all.
@@ -129,7 +136,12 @@ pub fn verify(
             }
             _ => {}
         }
-        let prepared = match PreparedCase::prepare(&to_launch, spec_path, sources) {
+        let prepared = match PreparedCase::prepare_in(
+            &to_launch,
+            spec_path,
+            sources,
+            &*input.scopes,
+        ) {
             Ok(p) => p,
             // The spec as written must work; a variant that cannot be built is a finding.
             Err(diagnostics) if case.spec == input.spec => {

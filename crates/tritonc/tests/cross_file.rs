@@ -96,3 +96,45 @@ fn lint_analyses_kernels_whose_helpers_live_in_other_files() {
         "{all}"
     );
 }
+
+#[test]
+fn a_launch_spec_runs_a_kernel_whose_helpers_live_in_other_files() {
+    let out = std::env::temp_dir().join(format!("tritonc-xfile-run-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let (code, _, err) = tritonc(&[
+        "run",
+        "square.toml",
+        "--interpret",
+        "--save",
+        out.to_str().expect("a UTF-8 path"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(out.join("y.npy")).expect("the output was saved");
+    let y = tritonc_spec::npy::read(&bytes).expect("a .npy");
+    let got: Vec<f32> = y
+        .bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // x = 0, 1, 2, …; `scaled` is `_square(x) * SCALE` with `SCALE = 3`.
+    let want: Vec<f32> = (0..64).map(|i| 3.0 * (i * i) as f32).collect();
+    assert_eq!(got, want);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn verify_and_compile_spec_take_the_same_helpers() {
+    let (code, _, err) = tritonc(&["verify", "square.toml", "--interpret", "--stages", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let out = std::env::temp_dir().join(format!("tritonc-xfile-spec-{}", std::process::id()));
+    let (code, _, err) = tritonc(&[
+        "compile",
+        "--spec",
+        "square.toml",
+        "--no-cache",
+        "-o",
+        out.to_str().expect("a UTF-8 path"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let _ = std::fs::remove_dir_all(&out);
+}

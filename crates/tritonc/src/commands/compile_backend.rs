@@ -340,13 +340,17 @@ fn prepare_spec(
         }
         seen_specs.push(case.spec.clone());
         // Compiling needs the specialization, not the data: nothing is allocated.
-        let mut prepared =
-            match tritonc_verify::PreparedCase::prepare_shapes(&case.spec, path, &mut sources) {
-                Ok(p) => p,
-                // The spec itself must prepare; a variant that cannot is verify's finding.
-                Err(d) if case.spec == input.spec => return Err((sources, d)),
-                Err(_) => continue,
-            };
+        let mut prepared = match tritonc_verify::PreparedCase::prepare_shapes_in(
+            &case.spec,
+            path,
+            &mut sources,
+            &tritonc_driver::project::ProjectScopes,
+        ) {
+            Ok(p) => p,
+            // The spec itself must prepare; a variant that cannot is verify's finding.
+            Err(d) if case.spec == input.spec => return Err((sources, d)),
+            Err(_) => continue,
+        };
         let spec = &mut prepared.launch.specialization;
         spec.options.target = request.options.target;
         let key = spec.key().hash_hex();

@@ -113,7 +113,9 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
         }
     };
     input.spec.debug |= args.debug || super::compile::triton_debug_env();
-    let case = match PreparedCase::prepare(&input.spec, &args.spec, &mut sources) {
+    input.scopes = tritonc_driver::project::spec_scopes();
+    let case = match PreparedCase::prepare_in(&input.spec, &args.spec, &mut sources, &*input.scopes)
+    {
         Ok(c) => c,
         Err(d) => {
             out.diagnostics(Stream::Stderr, &d, &sources);

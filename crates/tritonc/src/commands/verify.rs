@@ -45,6 +45,8 @@ pub fn run(args: &VerifyArgs, out: &Output) -> Exit {
         }
     };
     input.spec.debug |= args.debug || super::compile::triton_debug_env();
+    // The kernel's helpers from other project files resolve as in `compile` and `lint`.
+    input.scopes = tritonc_driver::project::spec_scopes();
     let mut interp;
     let mut gpu;
     let device: &mut dyn Executor = if args.interpret {
