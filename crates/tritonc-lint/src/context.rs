@@ -107,6 +107,8 @@ pub struct KernelContext<'a> {
     pub settings: &'a Settings,
     /// The module's compile-time globals (imports, constexpr globals).
     pub module_globals: &'a indexmap::IndexMap<String, tritonc_sema::Constexpr>,
+    /// The module scope the kernel was lowered in (for rules that lower it again).
+    pub scope: &'a tritonc_sema::ModuleScope,
 }
 
 impl KernelContext<'_> {

@@ -178,6 +178,7 @@ fn lint_generically(
         ir: Some(&ir),
         settings,
         module_globals: &scope.globals,
+        scope,
     };
     let mut found = Vec::new();
     // TRI103 judges the values of masked lanes (is `-inf / T` still `-inf`?), which
@@ -337,6 +338,7 @@ fn lint_kernel(
             ir: ir.as_ref(),
             settings,
             module_globals: &scope.globals,
+            scope,
         };
         let before = out.len();
         for rule in RULES {

@@ -44,6 +44,7 @@ pub static RULES: &[&dyn Rule] = &[
     &tri302::NonPowerOfTwoBlock,
     &tri303::DotDimensionTooSmall,
     &tri304::AutotuneKeyUnknown,
+    &tri401::TritonVersionDependent,
 ];
 
 /// A kernel lint could not lower, so only source-level rules ran on it.
@@ -116,6 +117,7 @@ x = tl.load(x_ptr + offs, mask=mask)
     tri302::DOC,
     tri303::DOC,
     tri304::DOC,
+    tri401::DOC,
 ];
 
 /// The rule with `code`, if any.

@@ -47,6 +47,9 @@ pub struct Settings {
     /// `triton-version`: the Triton language version kernels are compiled against (unset:
     /// 3.6, or what the command line says).
     pub triton_version: Option<tritonc_sema::TritonVersion>,
+    /// `triton-versions`: the Triton versions the project supports, a range from the
+    /// oldest listed to the newest (TRI401 compares them; empty: not declared).
+    pub triton_versions: Vec<tritonc_sema::TritonVersion>,
     /// The directory the configuration was found in (per-file-ignores are relative to it).
     pub root: Option<PathBuf>,
 }
@@ -157,6 +160,8 @@ struct KernelTable {
 struct TritoncTable {
     #[serde(rename = "triton-version")]
     triton_version: Option<String>,
+    #[serde(rename = "triton-versions")]
+    triton_versions: Option<Vec<String>>,
     lint: Option<LintTable>,
     kernels: Option<BTreeMap<String, KernelTable>>,
 }
@@ -216,7 +221,12 @@ impl Settings {
             value
         };
         let prefix = if is_pyproject { "tool.tritonc" } else { "" };
-        check_keys(&table, prefix, &["triton-version", "lint", "kernels"]).map_err(err)?;
+        check_keys(
+            &table,
+            prefix,
+            &["triton-version", "triton-versions", "lint", "kernels"],
+        )
+        .map_err(err)?;
         if let Some(lint) = table.get("lint") {
             let name = join_key(prefix, "lint");
             check_keys(lint, &name, LINT_KEYS).map_err(err)?;
@@ -236,9 +246,19 @@ impl Settings {
                     .map_err(|e| err(format!("triton-version: {e}")))?,
             ),
         };
+        let triton_versions = parsed
+            .triton_versions
+            .unwrap_or_default()
+            .iter()
+            .map(|v| {
+                v.parse::<tritonc_sema::TritonVersion>()
+                    .map_err(|e| err(format!("triton-versions: {e}")))
+            })
+            .collect::<Result<Vec<_>, ConfigError>>()?;
         let mut s = Settings {
             root: path.parent().map(Path::to_path_buf),
             triton_version,
+            triton_versions,
             ..Settings::default()
         };
         let selectors = |key: &str, list: Option<Vec<String>>| {
@@ -426,7 +446,8 @@ num_warps = 8
         let e = Settings::from_file(Path::new("/p/tritonc.toml"), "[lnt]\n").unwrap_err();
         assert_eq!(
             e.message,
-            "unknown key `lnt` at the top level; expected one of `triton-version`, `lint`, `kernels`"
+            "unknown key `lnt` at the top level; expected one of `triton-version`, \
+             `triton-versions`, `lint`, `kernels`"
         );
         let e = Settings::from_file(
             Path::new("/p/tritonc.toml"),
@@ -492,7 +513,7 @@ num_warps = 8
             "",
             "T",
             "TR",
-            "TRI4",
+            "TRI5",
             "TRI1011",
             "TRI105",
             "E0101",
@@ -623,5 +644,22 @@ num_warps = 8
             .unwrap()
             .unwrap();
         assert_eq!(none.triton_version, None);
+        assert!(none.triton_versions.is_empty());
+        let range = Settings::from_file(
+            p,
+            "[tool.tritonc]\ntriton-versions = [\"3.6\", \"3.9.0\"]\n",
+        )
+        .unwrap()
+        .unwrap();
+        use tritonc_sema::TritonVersion::*;
+        assert_eq!(range.triton_versions, vec![V3_6, V3_9]);
+        let e = Settings::from_file(p, "[tool.tritonc]\ntriton-versions = [\"3.6\", \"4.0\"]\n")
+            .unwrap_err();
+        assert!(
+            e.message
+                .starts_with("triton-versions: unknown Triton version `4.0`"),
+            "{}",
+            e.message
+        );
     }
 }

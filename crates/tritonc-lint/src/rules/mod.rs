@@ -11,6 +11,7 @@ pub mod tri301;
 pub mod tri302;
 pub mod tri303;
 pub mod tri304;
+pub mod tri401;
 
 use tritonc_diagnostics::{Span, TextEdit};
 use tritonc_ir::{OpId, OpKind};
