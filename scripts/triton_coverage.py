@@ -6,7 +6,7 @@ pointers passed as `None`, `@triton.constexpr_function` helpers, `.value` on a d
 handed to a helper, `raise` in a branch dead at compile time, f-strings in
 `tl.static_assert`, `tl.extra.cuda` helpers, `tl.abs` on bf16, unknown
 `do_not_specialize` names, `tl.constexpr(...)` globals, `tl.range` keywords,
-`isinstance` against Triton's classes).
+`isinstance` against Triton's classes, `int.bit_length()`).
 
 The signature a case is compiled with is the one Triton's launcher derives: an
 argument given as `None` gets the type `mangle_type(None)` (`constexpr`) and the
@@ -381,6 +381,26 @@ ISINSTANCE_CASES = [
     ("isinstance_tuple_of_classes", "isinstance(x, (tl.tensor_descriptor, tl.tensor))"),
 ]
 
+BIT_LENGTH_IN_CONSTEXPR_FUNCTION = """
+@triton.constexpr_function
+def next_pow2(n):
+    return 1 << (n - 1).bit_length()
+
+
+@triton.jit
+def kernel(x_ptr, N: tl.constexpr):
+    B: tl.constexpr = next_pow2(N)
+    r = tl.arange(0, B)
+    tl.store(x_ptr + r, r, mask=r < N)
+"""
+
+BIT_LENGTH_IN_KERNEL = """
+@triton.jit
+def kernel(x_ptr, N: tl.constexpr):
+    r = tl.arange(0, 1 << (N - 1).bit_length())
+    tl.store(x_ptr + r, r, mask=r < N)
+"""
+
 CASES: list[tuple[str, str, dict, str]] = [
     ("none_for_optional_pointer", OPTIONAL_BIAS, {"x_ptr": "*fp32", "b_ptr": None, "n": "i32", "BLOCK": 128},
      "*fp32, None, i32, 128"),
@@ -462,6 +482,8 @@ def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     ("range_num_stages_float", tl_range(", num_stages=2.5"), {"x_ptr": "*fp32", "n": "i32"}, "*fp32, i32"),
     *[(name, isinstance_case(cond), {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64") for name, cond in ISINSTANCE_CASES],
     ("isinstance_descriptor_helper", ISINSTANCE_DESCRIPTOR_HELPER, {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
+    ("bit_length_in_constexpr_function", BIT_LENGTH_IN_CONSTEXPR_FUNCTION, {"x_ptr": "*i32", "N": 100}, "*i32, 100"),
+    ("bit_length_in_kernel", BIT_LENGTH_IN_KERNEL, {"x_ptr": "*i32", "N": 100}, "*i32, 100"),
     ("builtin_range_keyword", """
 @triton.jit
 def kernel(x_ptr, n):

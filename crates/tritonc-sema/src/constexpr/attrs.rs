@@ -81,6 +81,11 @@ pub fn get_attr(value: &Constexpr, attr: &str, span: Span) -> Result<Constexpr, 
             .get(attr)
             .cloned()
             .ok_or_else(|| no_attr(value, attr, span)),
+        // `(n - 1).bit_length()`, as `next_power_of_2`-style helpers write it
+        // (coverage.json, `bit_length_in_*`).
+        Constexpr::Int(_) | Constexpr::Bool(_) if attr == "bit_length" => Ok(
+            Constexpr::BoundMethod(Box::new(value.clone()), Arc::from(attr)),
+        ),
         // `tl.constexpr(v).value`: compile-time values are already unwrapped.
         _ if attr == "value" => Ok(value.clone()),
         _ => Err(no_attr(value, attr, span)),
@@ -148,6 +153,17 @@ pub fn call_method(
     args: &[Constexpr],
     span: Span,
 ) -> Result<Constexpr, Diagnostic> {
+    if let (Some(n), "bit_length") = (recv.as_int(), method) {
+        if !args.is_empty() {
+            return Err(Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                "`int.bit_length()` takes no arguments",
+            )
+            .with_primary(span, ""));
+        }
+        // Python's: the bits of |n| without leading zeros (0 for 0).
+        return Ok(Constexpr::Int((128 - n.unsigned_abs().leading_zeros()) as i128));
+    }
     let Constexpr::DType(e) = recv else {
         return Err(no_attr(recv, method, span));
     };
