@@ -162,7 +162,9 @@ pub fn call_method(
             .with_primary(span, ""));
         }
         // Python's: the bits of |n| without leading zeros (0 for 0).
-        return Ok(Constexpr::Int((128 - n.unsigned_abs().leading_zeros()) as i128));
+        return Ok(Constexpr::Int(
+            (128 - n.unsigned_abs().leading_zeros()) as i128,
+        ));
     }
     let Constexpr::DType(e) = recv else {
         return Err(no_attr(recv, method, span));
