@@ -109,6 +109,27 @@ pub struct KernelContext<'a> {
     pub module_globals: &'a indexmap::IndexMap<String, tritonc_sema::Constexpr>,
     /// The module scope the kernel was lowered in (for rules that lower it again).
     pub scope: &'a tritonc_sema::ModuleScope,
+    /// The launches of the file's kernels in its host code.
+    pub launches: &'a [crate::launches::Launch],
+}
+
+impl KernelContext<'_> {
+    /// Per grid axis, whether every launch of this kernel in the file covers complete
+    /// blocks only along it (see [`crate::launches::grid_axes`]); `false` for an axis when
+    /// the kernel has no launch here or some launch's grid is unknown or may round up.
+    pub fn complete_grid_axis(&self, axis: usize) -> bool {
+        let mut mine = self
+            .launches
+            .iter()
+            .filter(|l| l.kernel == self.kernel.name)
+            .peekable();
+        mine.peek().is_some()
+            && mine.all(|l| {
+                l.grid
+                    .as_ref()
+                    .is_some_and(|g| g.get(axis).copied().unwrap_or(false))
+            })
+    }
 }
 
 impl KernelContext<'_> {

@@ -5,6 +5,10 @@
 //!
 //! Only launches written in the same file, in the same host function, with the buffer as a
 //! plain variable, count; a reader launched anywhere with something else gets nothing.
+//!
+//! Each launch also records its grid, per axis whether it launches complete blocks only
+//! ([`grid_axes`]): TRI101 reads a program id along such an axis as never ending a block
+//! past the tensor.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,6 +29,9 @@ pub struct Launch {
     pub kernel: String,
     /// The kernel's parameters bound to a plain variable, with the variable.
     pub args: Vec<(String, String)>,
+    /// Per grid axis, whether the launch covers complete blocks only (see [`grid_axes`]);
+    /// `None` when the grid is not written in the host function.
+    pub grid: Option<Vec<bool>>,
 }
 
 /// The launches of the file's kernels in its host functions (module-level functions and
@@ -49,10 +56,19 @@ fn collect_hosts(stmts: &[Stmt], kernels: &[Kernel], host: &mut usize, out: &mut
                     let ExprKind::Call(call) = &e.kind else {
                         return;
                     };
-                    let ExprKind::Subscript { value, .. } = &call.func.kind else {
+                    let ExprKind::Subscript { value, index } = &call.func.kind else {
                         return;
                     };
-                    let name = match &value.kind {
+                    // `kernel[grid]`, `mod.kernel[grid]`, or a wrapper around the kernel
+                    // (`wrap_triton(kernel)[grid]`, `launcher(kernel, ...)[grid]`).
+                    let callee = match &value.kind {
+                        ExprKind::Call(c) => match c.args.first() {
+                            Some(a) => a,
+                            None => return,
+                        },
+                        _ => value,
+                    };
+                    let name = match &callee.kind {
                         ExprKind::Name(n) => n.as_str(),
                         ExprKind::Attribute { attr, .. } => attr.name.as_str(),
                         _ => return,
@@ -82,12 +98,211 @@ fn collect_hosts(stmts: &[Stmt], kernels: &[Kernel], host: &mut usize, out: &mut
                         host: here,
                         kernel: kernel.name.clone(),
                         args,
+                        grid: grid_axes(&def.body, index),
                     });
                 });
             }
             StmtKind::ClassDef(c) => collect_hosts(&c.body, kernels, host, out),
             _ => {}
         }
+    }
+}
+
+/// Per axis of the grid expression `grid` written in a host function whose body is
+/// `body`: whether the axis launches complete blocks only. An axis that divides with
+/// `triton.cdiv` (or another ceiling division: `cdiv`, `ceil_div`, `math.ceil`, `(n + B -
+/// 1) // B`) can end on a partial block; a count (`num_heads`, `batch * seq_len`, `x.shape[0]`)
+/// or a floor division (`n // B`) cannot. Names are followed through their assignments in
+/// the host function (a `def grid(meta)` returns the grid); a call lint cannot see into
+/// (other than `len`, `min`, `max`, `int` and tensor sizes) may divide up, and makes the
+/// axis partial. `None` when the grid is not a tuple, a lambda or a function written here.
+pub fn grid_axes(body: &[Stmt], grid: &tritonc_syntax::ast::Expr) -> Option<Vec<bool>> {
+    let grid = resolve_grid(body, grid, 0)?;
+    let axes: Vec<&tritonc_syntax::ast::Expr> = match &grid.kind {
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().collect(),
+        _ => vec![grid],
+    };
+    if axes.is_empty() || axes.iter().any(|a| matches!(a.kind, ExprKind::Starred(_))) {
+        return None;
+    }
+    Some(
+        axes.into_iter()
+            .map(|a| !may_round_up(body, a, 0))
+            .collect(),
+    )
+}
+
+/// The tuple (or single expression) a grid written as `grid`, a name, a lambda or a nested
+/// `def grid(meta): return (...)` stands for.
+fn resolve_grid<'a>(
+    body: &'a [Stmt],
+    grid: &'a tritonc_syntax::ast::Expr,
+    depth: u32,
+) -> Option<&'a tritonc_syntax::ast::Expr> {
+    if depth > 4 {
+        return None;
+    }
+    match &grid.kind {
+        ExprKind::Tuple(_) | ExprKind::List(_) => Some(grid),
+        ExprKind::Lambda { body: b, .. } => resolve_grid(body, b, depth + 1),
+        ExprKind::Name(n) => {
+            let mut values = Vec::new();
+            assigned_values(body, n, &mut values);
+            match values.as_slice() {
+                [only] => resolve_grid(body, only, depth + 1),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Every value `name` is given in `stmts` (assignments at any depth, and the returned
+/// values of a nested `def name`).
+fn assigned_values<'a>(
+    stmts: &'a [Stmt],
+    name: &str,
+    out: &mut Vec<&'a tritonc_syntax::ast::Expr>,
+) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Assign { targets, value } => {
+                for t in targets {
+                    match &t.kind {
+                        ExprKind::Name(n) if n == name => out.push(value),
+                        ExprKind::Tuple(ts) | ExprKind::List(ts) => {
+                            let i = ts.iter().position(|x| x.as_name() == Some(name));
+                            match (i, &value.kind) {
+                                (Some(i), ExprKind::Tuple(vs) | ExprKind::List(vs))
+                                    if vs.len() == ts.len() =>
+                                {
+                                    out.push(&vs[i])
+                                }
+                                // Unpacked from something lint cannot split: unknown.
+                                (Some(_), _) => out.push(t),
+                                _ => {}
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            StmtKind::AnnAssign {
+                target,
+                value: Some(value),
+                ..
+            } if target.as_name() == Some(name) => out.push(value),
+            StmtKind::AugAssign { target, .. } if target.as_name() == Some(name) => {
+                out.push(target)
+            }
+            StmtKind::For {
+                target,
+                body,
+                orelse,
+                ..
+            } => {
+                if crate::syntax_walk::names_in(target).contains(&name) {
+                    out.push(target);
+                }
+                assigned_values(body, name, out);
+                assigned_values(orelse, name, out);
+            }
+            StmtKind::If { body, orelse, .. } | StmtKind::While { body, orelse, .. } => {
+                assigned_values(body, name, out);
+                assigned_values(orelse, name, out);
+            }
+            StmtKind::With { body, .. } => assigned_values(body, name, out),
+            StmtKind::Try(t) => {
+                assigned_values(&t.body, name, out);
+                for h in &t.handlers {
+                    assigned_values(&h.body, name, out);
+                }
+                assigned_values(&t.orelse, name, out);
+                assigned_values(&t.finalbody, name, out);
+            }
+            StmtKind::FunctionDef(def) if def.name.name == name => {
+                fn returns<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a tritonc_syntax::ast::Expr>) {
+                    for s in stmts {
+                        match &s.kind {
+                            StmtKind::Return(Some(v)) => out.push(v),
+                            StmtKind::If { body, orelse, .. } => {
+                                returns(body, out);
+                                returns(orelse, out);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                returns(&def.body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether the grid axis `e` may round a size up to whole blocks (so its last block can be
+/// partial), following names through their assignments in `body`.
+fn may_round_up(body: &[Stmt], e: &tritonc_syntax::ast::Expr, depth: u32) -> bool {
+    use tritonc_syntax::ast::BinOp;
+    if depth > 6 {
+        return true;
+    }
+    match &e.kind {
+        ExprKind::Constant(_) => false,
+        ExprKind::Name(n) => {
+            let mut values = Vec::new();
+            assigned_values(body, n, &mut values);
+            // A parameter of the host function or a global: a count lint takes as given.
+            values
+                .iter()
+                .any(|v| std::ptr::eq(*v, e) || may_round_up(body, v, depth + 1))
+        }
+        // A tensor's sizes are counts, whatever made the tensor.
+        ExprKind::Attribute { attr, .. } if attr.name == "shape" => false,
+        ExprKind::Attribute { value, .. } => may_round_up(body, value, depth + 1),
+        ExprKind::Subscript { value, index } => {
+            may_round_up(body, value, depth + 1) || may_round_up(body, index, depth + 1)
+        }
+        ExprKind::BinOp { op, lhs, rhs } => {
+            // `(n + B - 1) // B`: a ceiling division written out.
+            let ceil = *op == BinOp::FloorDiv
+                && matches!(
+                    &lhs.kind,
+                    ExprKind::BinOp {
+                        op: BinOp::Add | BinOp::Sub,
+                        ..
+                    }
+                );
+            // `-(-n // B)`
+            ceil || may_round_up(body, lhs, depth + 1) || may_round_up(body, rhs, depth + 1)
+        }
+        ExprKind::UnaryOp { op, operand } => {
+            let neg_floor = matches!(op, tritonc_syntax::ast::UnaryOp::Neg)
+                && matches!(
+                    &operand.kind,
+                    ExprKind::BinOp {
+                        op: BinOp::FloorDiv,
+                        ..
+                    }
+                );
+            neg_floor || may_round_up(body, operand, depth + 1)
+        }
+        ExprKind::Call(c) => {
+            let callee = match &c.func.kind {
+                ExprKind::Name(n) => n.as_str(),
+                ExprKind::Attribute { attr, .. } => attr.name.as_str(),
+                _ => return true,
+            };
+            let sizes = matches!(
+                callee,
+                "len" | "min" | "max" | "int" | "size" | "numel" | "stride" | "dim"
+            );
+            !sizes || c.args.iter().any(|a| may_round_up(body, a, depth + 1))
+        }
+        ExprKind::IfExp {
+            body: b, orelse, ..
+        } => may_round_up(body, b, depth + 1) || may_round_up(body, orelse, depth + 1),
+        _ => true,
     }
 }
 

@@ -10,7 +10,8 @@
 //!   so a guessed `BLOCK = 64` that a `tl.static_assert` refuses no longer stops analysis.
 //! - [`assume`]: what `tl.assume` promises; kernels are lowered without the calls.
 //! - [`launches`]: what the host code's launches carry from one kernel of the file to
-//!   another (a buffer one kernel fills with non-negative values and the next reads).
+//!   another (a buffer one kernel fills with non-negative values and the next reads), and
+//!   the grids they launch (whether an axis covers complete blocks only).
 //! - [`analysis`]: forward dataflow analyses over the tile IR (masked-lane values, value
 //!   signs, block structure of offsets and masks, dtype provenance, int32 products).
 //! - [`rules`]: one file per rule (`TRI101` …), each with its documentation.
@@ -114,8 +115,14 @@ pub fn lint_file_in(
         }
         seen_defs.push(ptr);
         let inputs = launches::non_negative_inputs(&launches, &stored, &kernel.name);
-        let (mut kernel_findings, signs) =
-            lint_kernel(file, text, scope, (kernel, &inputs), settings, &mut report);
+        let (mut kernel_findings, signs) = lint_kernel(
+            file,
+            text,
+            scope,
+            (kernel, &inputs, &launches),
+            settings,
+            &mut report,
+        );
         stored.insert(kernel.name.clone(), signs);
         // Findings inside helpers of other files belong to those files' own lint run.
         kernel_findings.retain(|f| f.diagnostic.primary_span().is_none_or(|s| s.file == file));
@@ -148,7 +155,7 @@ fn lint_generically(
     scope: &ModuleScope,
     kernel: &Kernel,
     placeholders: &LintSpecialization,
-    settings: &Settings,
+    (settings, launches): (&Settings, &[launches::Launch]),
     (out, signs): (
         &mut Vec<Finding>,
         &mut std::collections::BTreeMap<String, bool>,
@@ -179,6 +186,7 @@ fn lint_generically(
         settings,
         module_globals: &scope.globals,
         scope,
+        launches,
     };
     let mut found = Vec::new();
     // TRI103 judges the values of masked lanes (is `-inf / T` still `-inf`?), which
@@ -279,7 +287,7 @@ fn lint_kernel(
     file: FileId,
     text: &str,
     scope: &ModuleScope,
-    (kernel, inputs): (&Kernel, &BTreeSet<String>),
+    (kernel, inputs, launches): (&Kernel, &BTreeSet<String>, &[launches::Launch]),
     settings: &Settings,
     report: &mut FileReport,
 ) -> (Vec<Finding>, std::collections::BTreeMap<String, bool>) {
@@ -339,6 +347,7 @@ fn lint_kernel(
             settings,
             module_globals: &scope.globals,
             scope,
+            launches,
         };
         let before = out.len();
         for rule in RULES {
@@ -432,7 +441,7 @@ fn lint_kernel(
             scope,
             kernel,
             first,
-            settings,
+            (settings, launches),
             (&mut out, &mut signs),
             &mut lowering_error,
         );

@@ -712,3 +712,108 @@ def mm(x_ptr, w_ptr, o_ptr, N, K: tl.constexpr, BLOCK_N: tl.constexpr):
         vec![("TRI102".to_string(), 7)]
     );
 }
+
+// ---- Grids the launcher writes, helpers' row widths, compile-time bounds ----
+
+const PER_HEAD_COPY: &str = r#"@triton.jit
+def copy_heads(src, dst, HEAD: tl.constexpr):
+    i_b, i_h = tl.program_id(0), tl.program_id(1)
+    offs = i_h * HEAD + tl.arange(0, HEAD)
+    tl.store(dst + offs, tl.load(src + offs))
+
+
+def launch(src, dst, num_heads, head):
+    grid = GRID
+    copy_heads[grid](src, dst, head)
+"#;
+
+#[test]
+fn tri101_a_grid_of_counts_launches_complete_blocks() {
+    // One program per head (`grid = (batch, num_heads)`) or per complete block (`n //
+    // B`): no block ends past the tensor.
+    for grid in ["(src.shape[0], num_heads)", "(1, num_heads // 2)"] {
+        let src = PER_HEAD_COPY.replace("GRID", grid);
+        assert_eq!(lint(&src, &only("TRI101")), vec![], "{grid}");
+    }
+}
+
+#[test]
+fn tri101_a_grid_that_rounds_up_still_finds_the_unmasked_block() {
+    for grid in [
+        "(1, triton.cdiv(num_heads, 2))",
+        "(1, (num_heads + 1) // 2)",
+        "lambda meta: (1, triton.cdiv(num_heads, meta['HEAD']))",
+    ] {
+        let src = PER_HEAD_COPY.replace("GRID", grid);
+        assert_eq!(
+            lint(&src, &only("TRI101")),
+            vec![("TRI101".to_string(), 5), ("TRI101".to_string(), 5)],
+            "{grid}"
+        );
+    }
+    // No launch in the file: the grid is unknown.
+    let kernel_only = PER_HEAD_COPY.split("\n\ndef launch").next().unwrap();
+    assert_eq!(lint(kernel_only, &only("TRI101")).len(), 2);
+}
+
+const ROWS_IN_A_HELPER: &str = r#"@triton.jit
+def scale_rows(pid_n, offset_c, offset_d, x_ptr, C, D):
+    ptrs = x_ptr + pid_n * C * D + offset_c[:, None] * D + offset_d[None, :]
+    x = tl.load(ptrs, mask=offset_c[:, None] < C, other=0.0)
+    tl.store(ptrs, x * 2.0, mask=offset_c[:, None] < C)
+
+
+@triton.jit
+def kernel(x_ptr, y_ptr, N, C: tl.constexpr, D: tl.constexpr, BLOCK_C: tl.constexpr):
+    for pid_n in range(tl.program_id(0), N, tl.num_programs(0)):
+        offset_d = tl.arange(0, D)
+        y = tl.load(y_ptr + pid_n * D + offset_d)
+        tl.store(y_ptr + pid_n * D + offset_d, y + 1.0)
+        offset_c = tl.arange(0, BLOCK_C)
+        scale_rows(pid_n, offset_c, offset_d, x_ptr, C, D)
+"#;
+
+#[test]
+fn tri101_a_row_width_the_helper_strides_by_spans_whole_rows() {
+    // `offset_c[:, None] * D` in the helper makes `D` the rows' width, so
+    // `pid_n * D + tl.arange(0, D)` is one whole row.
+    assert_eq!(lint(ROWS_IN_A_HELPER, &only("TRI101")), vec![]);
+    // Without the helper's stride, `D` is a block size like any other.
+    let no_helper = ROWS_IN_A_HELPER.replace(
+        "        scale_rows(pid_n, offset_c, offset_d, x_ptr, C, D)\n",
+        "",
+    );
+    assert_eq!(
+        lint(&no_helper, &only("TRI101")),
+        vec![("TRI101".to_string(), 12), ("TRI101".to_string(), 13)]
+    );
+}
+
+const HEAD_STATE: &str = r#"@triton.jit
+def state(h0, out, SIZE, stride_k, K: tl.constexpr, V: tl.constexpr, BK: tl.constexpr):
+    tl.static_assert(V % 7 == 3)
+    i_k = tl.program_id(0)
+    o_k = i_k * BK + tl.arange(0, BK)
+    o_v = tl.arange(0, V)
+    bos = tl.program_id(1).to(tl.int64) * SIZE
+    p = h0 + bos * K * V
+    mask = (o_k[:, None] < BOUND) & (o_v[None, :] < V)
+    b = tl.load(p + o_k[:, None] * STRIDE + o_v[None, :], mask=mask, other=0.0)
+    tl.store(out + bos * K * V + o_k[:, None] * STRIDE + o_v[None, :], b, mask=mask)
+"#;
+
+#[test]
+fn tri203_an_index_masked_below_a_compile_time_size_times_one_stays_small() {
+    // `o_k < K` with `K` a constexpr: `o_k * V` is below `K * V` on every lane that
+    // touches memory.
+    let quiet = HEAD_STATE.replace("BOUND", "K").replace("STRIDE", "V");
+    assert_eq!(lint(&quiet, &Settings::default()), vec![]);
+    // Times a run-time stride, the bound says nothing about the product.
+    let loud = HEAD_STATE
+        .replace("BOUND", "K")
+        .replace("STRIDE", "stride_k");
+    assert_eq!(
+        lint(&loud, &Settings::default()),
+        vec![("TRI203".to_string(), 10)]
+    );
+}

@@ -559,3 +559,66 @@ def argmin_kernel(x_ptr, out_ptr, n, MAX: tl.constexpr, BLOCK: tl.constexpr):
     );
     assert_eq!(tri103(&findings).len(), 1);
 }
+
+// ---- a scaled -inf, rows of junk a reduction along the columns keeps apart ----
+
+const SCALED_LOGSUMEXP: &str = r#"@triton.jit
+def lse(x_ptr, s_ptr, out_ptr, n, TEMPERATURE, BLOCK: tl.constexpr):
+    inv_temp = 1.0 / TEMPERATURE
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=float("-inf")).to(tl.float32) * SCALE
+    m = tl.max(x, axis=0)
+    tl.store(out_ptr, m + tl.log(tl.sum(tl.exp(x - m), axis=0)))
+"#;
+
+#[test]
+fn neg_inf_scaled_by_a_run_time_scalar_stays_neg_inf() {
+    // `-inf * (1 / T)`: one scalar for every lane, presumed positive like every scale.
+    assert_quiet_and_unfixed(
+        &SCALED_LOGSUMEXP.replace("SCALE", "inv_temp"),
+        &settings(&[]),
+    );
+}
+
+#[test]
+fn neg_inf_scaled_by_data_is_still_found() {
+    // A scale loaded per lane can be anything in the padded lanes' places.
+    let body = SCALED_LOGSUMEXP.replace("SCALE", "tl.load(s_ptr + cols)");
+    let (_, findings) = lint(&body, &settings(&[]));
+    assert_eq!(tri103(&findings).len(), 1, "{findings:#?}");
+}
+
+const ROW_NORM_GRAD: &str = r#"@triton.jit
+def grad(x_ptr, r_ptr, out_ptr, T, D, BT: tl.constexpr, BD: tl.constexpr):
+    o_t = tl.arange(0, BT)
+    o_d = tl.arange(0, BD)
+    m_t = o_t < T
+    m_x = m_t[:, None] & (o_d < D)[None, :]
+    b_x = tl.load(x_ptr + o_t[:, None] * D + o_d[None, :], mask=m_x, other=0.0)
+    b_r = tl.load(r_ptr + o_t[:, None], mask=m_t[:, None], other=0.0)
+    s = tl.sum(b_x / b_r, axis=AXIS)
+    tl.store(out_ptr + OFFS, s, mask=SMASK)
+"#;
+
+#[test]
+fn rows_of_junk_stay_in_their_rows_for_a_reduction_along_the_columns() {
+    // Padded rows hold `0 / 0`; padded columns of valid rows hold `0 / r = 0`, neutral for
+    // a sum along the columns.
+    assert_quiet_and_unfixed(
+        &ROW_NORM_GRAD
+            .replace("AXIS", "1")
+            .replace("OFFS", "o_t")
+            .replace("SMASK", "m_t"),
+        &settings(&[]),
+    );
+}
+
+#[test]
+fn rows_of_junk_summed_along_the_rows_are_still_found() {
+    let body = ROW_NORM_GRAD
+        .replace("AXIS", "0")
+        .replace("OFFS", "o_d")
+        .replace("SMASK", "o_d < D");
+    let (_, findings) = lint(&body, &settings(&[]));
+    assert_eq!(tri103(&findings).len(), 1, "{findings:#?}");
+}

@@ -185,6 +185,56 @@ fn reset_factor(f: &Function, cond: Value, mask: Value) -> Option<(Value, Value)
     }
 }
 
+/// For a mask `a & b` and `factor` computing `a` (or `b`): the other factor.
+fn mask_factor_rest(f: &Function, mask: Value, factor: Value) -> Option<Value> {
+    let m = super::strip_shape(f, mask);
+    let op = super::def_op(f, m)?;
+    if !matches!(f.kind(op), OpKind::Binary(BinaryOp::AndI)) {
+        return None;
+    }
+    let [a, b] = f.op(op).operands() else {
+        return None;
+    };
+    if same_value(f, factor, *a) && !same_value(f, factor, *b) {
+        Some(*b)
+    } else if same_value(f, factor, *b) && !same_value(f, factor, *a) {
+        Some(*a)
+    } else {
+        None
+    }
+}
+
+/// Whether `b` scales an infinite fill by the other operand: `fill * s`, `s * fill`,
+/// `fill / s`.
+fn infinite_scaled(b: BinaryOp, fill: Fill, masked_lhs: bool) -> bool {
+    matches!(fill, Fill::Const(c) if num::as_f64(c).is_infinite())
+        && (b == BinaryOp::MulF || (b == BinaryOp::DivF && masked_lhs))
+}
+
+/// Whether `v` is one scalar for every lane computed from the kernel's scalar arguments and
+/// constants only (a splat of `1.0 / temperature`), not from memory.
+fn uniform_scalar(f: &Function, v: Value, depth: u32) -> bool {
+    let v = super::strip_shape(f, v);
+    if f.value_type(v).is_tensor() || depth == 0 {
+        return false;
+    }
+    if f.args().contains(&v) {
+        return true;
+    }
+    let Some(op) = super::def_op(f, v) else {
+        return false;
+    };
+    match f.kind(op) {
+        OpKind::Constant(_) => true,
+        OpKind::Binary(_) | OpKind::Cast { .. } | OpKind::FpToFp { .. } | OpKind::Math(_) => f
+            .op(op)
+            .operands()
+            .iter()
+            .all(|&o| uniform_scalar(f, o, depth - 1)),
+        _ => false,
+    }
+}
+
 impl LanesAnalysis<'_> {
     /// The lanes of `b(x, y)`, given the operands' lanes and, when they are values of the
     /// function, the values (for constants and signs).
@@ -208,6 +258,20 @@ impl LanesAnalysis<'_> {
             // those lanes: `_max = tl.maximum(tl.abs(x), _max)` over a 0 fill.
             (Lanes::Masked(m), other) if below_non_negative(b, m.fill, &sign_of(yv)) => other,
             (other, Lanes::Masked(m)) if below_non_negative(b, m.fill, &sign_of(xv)) => other,
+            // `±inf` scaled by one run-time scalar for every lane (`x * inv_temp`, `x /
+            // scale`) keeps its sign: scales, temperatures and norms are presumed positive.
+            (Lanes::Masked(m), Lanes::Exact)
+                if infinite_scaled(b, m.fill, true)
+                    && yv.is_some_and(|v| uniform_scalar(f, v, 8)) =>
+            {
+                Lanes::Masked(m)
+            }
+            (Lanes::Exact, Lanes::Masked(m))
+                if infinite_scaled(b, m.fill, false)
+                    && xv.is_some_and(|v| uniform_scalar(f, v, 8)) =>
+            {
+                Lanes::Masked(m)
+            }
             (Lanes::Masked(mut m), Lanes::Exact) => {
                 m.fill = combine_with_data(b, m.fill, yv.and_then(|v| constant_value(f, v)), true);
                 Lanes::Masked(m)
@@ -228,6 +292,33 @@ impl LanesAnalysis<'_> {
                 Lanes::Masked(MaskedLanes {
                     through_exp: x.through_exp || y.through_exp,
                     ..zero
+                })
+            }
+            // One operand's mask is a factor of the other's (`b_v2` loaded under `m_t[:,
+            // None] & m_v[None, :]`, `b_rstd` under `m_t[:, None]`): lanes off the shared
+            // factor (rows past `T`) hold whatever both fills make, whole rows of junk; lanes
+            // off only the other factor hold the fill combined with the other's data.
+            (Lanes::Masked(x), Lanes::Masked(y))
+                if x.fill != Fill::Undefined
+                    && y.fill != Fill::Undefined
+                    && x.junk.is_none()
+                    && y.junk.is_none()
+                    && !same_value(f, x.mask, y.mask)
+                    && (mask_factor_rest(f, x.mask, y.mask).is_some()
+                        || mask_factor_rest(f, y.mask, x.mask).is_some()) =>
+            {
+                let (big, small, masked_lhs) = if mask_factor_rest(f, x.mask, y.mask).is_some() {
+                    (x, y, true)
+                } else {
+                    (y, x, false)
+                };
+                let rest = mask_factor_rest(f, big.mask, small.mask).expect("checked above");
+                Lanes::Masked(MaskedLanes {
+                    mask: rest,
+                    fill: combine_with_data(b, big.fill, None, masked_lhs),
+                    through_exp: x.through_exp || y.through_exp,
+                    junk: Some(small.mask),
+                    ..big
                 })
             }
             (Lanes::Masked(x), Lanes::Masked(y)) => {

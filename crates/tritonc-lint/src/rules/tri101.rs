@@ -43,9 +43,16 @@ kernel itself says:
 - a loop over the blocks before the program's own (`range(0, pid * BLOCK, BLOCK)`).
 Dims the loop does not move (the columns of a row block) still need their mask.
 
-A range `tl.arange(0, D)` over a constexpr `D` the kernel also strides another range by
-(`offset_c[:, None] * D`: rows of `D` elements) spans a whole row, not a block of a longer
-one. An access a flag branch leaves with part of its mask (`if EVEN_K: tl.load(A,
+A grid the host code in the same file writes says how far program ids go: an axis
+that is a count (`grid = (batch, num_heads)`, `x.shape[0]`) or a floor division (`n //
+BLOCK`) launches complete blocks only, so a range a program id along it moves (`i_h *
+HEAD + tl.arange(0, HEAD)`) ends inside the tensor; an axis that rounds up (`triton.cdiv`,
+`(n + B - 1) // B`, a call lint cannot see into) can end on a partial block. Without a
+launch in the file, or with a grid passed in from elsewhere, the range is checked.
+
+A range `tl.arange(0, D)` over a constexpr `D` the kernel (or a helper it passes `D` to)
+also strides another range by (`offset_c[:, None] * D`: rows of `D` elements) spans a
+whole row, not a block of a longer one. An access a flag branch leaves with part of its mask (`if EVEN_K: tl.load(A,
 mask=rows)` next to `else: tl.load(A, mask=rows & ks)`) is read like a heuristic's promise
 when the flags-off branch bounds every dim of the same pointer.
 
@@ -134,6 +141,13 @@ impl Rule for UnmaskedBlockAccess {
                 continue;
             }
             let pf = ir.shape.get(ptr);
+            // Program ids that move this pointer along grid axes every launch covers with
+            // complete blocks (`grid = (batch, num_heads)`, `n // BLOCK`): their blocks
+            // never end past the tensor.
+            let grid_complete = {
+                let axes = program_id_axes(f, ptr);
+                !axes.is_empty() && axes.iter().all(|&a| cx.complete_grid_axis(a))
+            };
             let mask = operands.get(mask_index).copied();
             let bounded: Vec<usize> = mask
                 .map(|m| ir.shape.get(m).varying_dims())
@@ -143,7 +157,7 @@ impl Rule for UnmaskedBlockAccess {
                     let dim = &pf.dims[d];
                     !dim.roots.is_empty()
                         && !dim.clamped
-                        && (dim.tiled
+                        && ((dim.tiled && !(grid_complete && dim.loops.is_empty()))
                             || dim.roots.iter().any(|&r| {
                                 let key = range_key(cx, r);
                                 compared.iter().any(|(k, motion, base)| {
@@ -344,6 +358,32 @@ fn is_induction_var(f: &Function, v: Value) -> bool {
             _ => false,
         },
     }
+}
+
+/// The grid axes of the program ids `v` is computed from (through every op but loads).
+fn program_id_axes(f: &Function, v: Value) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut stack = vec![v];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) || seen.len() > 512 {
+            continue;
+        }
+        let Some(op) = crate::analysis::def_op(f, v) else {
+            continue;
+        };
+        match f.kind(op) {
+            OpKind::GetProgramId { axis } => {
+                let a = *axis as usize;
+                if !out.contains(&a) {
+                    out.push(a);
+                }
+            }
+            OpKind::Load { .. } => {}
+            _ => stack.extend(f.op(op).operands().iter().copied()),
+        }
+    }
+    out
 }
 
 /// The variable a statement `NAME = <expr at span>` in the kernel binds.
@@ -561,24 +601,79 @@ fn row_widths(cx: &KernelContext<'_>) -> std::collections::BTreeSet<String> {
     let mut names: Vec<(String, Option<String>)> = Vec::new();
     assigned_ranges(&def.body, &mut names);
     let mut out = std::collections::BTreeSet::new();
-    crate::syntax_walk::for_each_expr(&def.body, &mut |e| {
-        let ExprKind::BinOp {
-            op: BinOp::Mul,
-            lhs,
-            rhs,
-        } = &e.kind
-        else {
-            return;
-        };
-        for (x, other) in [(lhs, rhs), (rhs, lhs)] {
-            let Some(x) = x.as_name().filter(|x| constexprs.contains(x)) else {
-                continue;
+    // `x * other` where `x` is a kernel constexpr (`rename` maps a helper's parameter
+    // names to the kernel names passed to them).
+    let scan = |body: &[tritonc_syntax::ast::Stmt],
+                names: &[(String, Option<String>)],
+                rename: &dyn Fn(&str) -> Option<String>,
+                out: &mut std::collections::BTreeSet<String>| {
+        crate::syntax_walk::for_each_expr(body, &mut |e| {
+            let ExprKind::BinOp {
+                op: BinOp::Mul,
+                lhs,
+                rhs,
+            } = &e.kind
+            else {
+                return;
             };
-            let ends = range_ends(other, &names);
-            if !ends.is_empty() && ends.iter().all(|end| end.as_deref() != Some(x)) {
-                out.insert(x.to_string());
+            for (x, other) in [(lhs, rhs), (rhs, lhs)] {
+                let Some(x) = x
+                    .as_name()
+                    .and_then(rename)
+                    .filter(|x| constexprs.contains(&x.as_str()))
+                else {
+                    continue;
+                };
+                let ends = range_ends(other, names);
+                if !ends.is_empty() && ends.iter().all(|end| end.as_deref() != Some(&x)) {
+                    out.insert(x);
+                }
             }
+        });
+    };
+    scan(&def.body, &names, &|n| Some(n.to_string()), &mut out);
+    // The helpers the kernel calls stride by the constexprs passed to them too
+    // (`helper(pid, offset_c, D)` computing `offset_c[:, None] * D`).
+    let mut calls: Vec<&tritonc_syntax::ast::Call> = Vec::new();
+    crate::syntax_walk::for_each_expr(&def.body, &mut |e| {
+        if let ExprKind::Call(c) = &e.kind {
+            calls.push(c);
         }
     });
+    for c in calls {
+        let Some(helper) = c
+            .func
+            .as_name()
+            .and_then(|n| cx.scope.functions.get(n))
+            .filter(|h| !std::sync::Arc::ptr_eq(h, &def))
+        else {
+            continue;
+        };
+        let mut map: Vec<(String, String)> = Vec::new();
+        for (p, a) in helper.params.iter().zip(&c.args) {
+            if let Some(n) = a.as_name() {
+                map.push((p.name.name.clone(), n.to_string()));
+            }
+        }
+        for k in &c.keywords {
+            if let (Some(p), Some(n)) = (&k.name, k.value.as_name()) {
+                map.push((p.name.clone(), n.to_string()));
+            }
+        }
+        // The helper's parameters hold the ranges the kernel passed.
+        let mut helper_names: Vec<(String, Option<String>)> = map
+            .iter()
+            .filter_map(|(p, a)| {
+                names
+                    .iter()
+                    .rev()
+                    .find(|(m, _)| m == a)
+                    .map(|(_, end)| (p.clone(), end.clone()))
+            })
+            .collect();
+        assigned_ranges(&helper.body, &mut helper_names);
+        let rename = |n: &str| map.iter().find(|(p, _)| p == n).map(|(_, a)| a.clone());
+        scan(&helper.body, &helper_names, &rename, &mut out);
+    }
     out
 }

@@ -43,6 +43,14 @@ after `tl.trans(x)`, `x[None, :]` or a `tl.reshape` that keeps the dim, the redu
 is the load's dim it came from (a dim `expand_dims` inserted holds copies of one lane; a
 reshape that merges the dim is taken as varying with the mask).
 
+An infinite fill scaled by one run-time scalar for every lane (`x * inv_temp` with
+`inv_temp = 1.0 / temperature`, `x / scale`) keeps its sign: such scalars are presumed
+positive, as temperatures, scales and norms are; a scale loaded per lane is not. When one
+operand's mask is a factor of the other's (`b_x` loaded under `m_t[:, None] & m_d[None,
+:]`, `b_r` under `m_t[:, None]`), the lanes off the shared factor are whole rows of junk
+(`0 / 0`) that matter only to a reduction along the rows; the other masked lanes hold the
+fill combined with data (`0 / r = 0`).
+
 Sentinels are judged exactly against the data's dtype: the minimum of an integer dtype
 (`-(2**63)` for int64, `-2147483648` for int32) is neutral for `max`/`argmax`, its maximum
 for `min`/`argmin`, and a float dtype's lowest finite value for `max`. Where lint does not

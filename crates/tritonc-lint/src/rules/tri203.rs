@@ -57,6 +57,11 @@ a contiguous tensor that product is never computed; a signature that gives the s
 `i32:1` says so, and one that gives it as a plain `i32` (a transposed view) brings the
 finding back.
 
+Products of compile-time sizes are small: an index taken modulo a constexpr (`i_nh %
+HV`) times constexprs, or an index every access masks below a constexpr times a constexpr
+(`o_k[:, None] * V` under `mask = o_k < K`: below `K * V`), is not reported. Constexprs
+are block sizes and head dims.
+
 It is quiet, too, where the access's mask bounds the whole offset by an int32 size
 (`offs = pid * chunk + tl.arange(0, BLOCK)` loaded with `mask=offs < n`): every lane that
 touches memory is below `n`, and so is the product of every program the launch covers, as
@@ -110,7 +115,11 @@ impl Rule for Int32OffsetOverflow {
             let Some(mul) = ir.overflow.get(offset).product else {
                 continue;
             };
-            if mask_bounds_offset(f, op, offset) || innermost_stride(cx, ir, mul) {
+            if mask_bounds_offset(f, op, offset)
+                || innermost_stride(cx, ir, mul)
+                || compile_time_bounded(f, f.op(mul).results()[0], 12)
+                || masked_below_compile_time(f, op, mul)
+            {
                 continue;
             }
             // By default only the tensors the kernel itself addresses in int64 are checked
@@ -414,6 +423,116 @@ fn int32_compare(f: &Function, m: Value) -> bool {
             .all(|&v| f.value_type(v).dtype() == Some(DType::I32)),
         OpKind::Binary(BinaryOp::AndI) => f.op(op).operands().iter().all(|&c| int32_compare(f, c)),
         _ => true,
+    }
+}
+
+/// Whether `v` is bounded by compile-time sizes: constants and constexprs, ranges, an
+/// index taken modulo a compile-time size (`i_nh % HV`), and sums and products of those
+/// (`i_hv * K * V`: a head index times one head's state). Constexprs are block sizes and
+/// head dims; their products stay far below 2^31.
+fn compile_time_bounded(f: &Function, v: Value, depth: u32) -> bool {
+    let v = crate::analysis::strip_shape(f, v);
+    if depth == 0 {
+        return false;
+    }
+    if crate::analysis::constant_of(f, v).is_some() || crate::generic::symbolic_name(f, v).is_some()
+    {
+        return true;
+    }
+    let Some(op) = crate::analysis::def_op(f, v) else {
+        return false;
+    };
+    let ops = f.op(op).operands();
+    match f.kind(op) {
+        OpKind::MakeRange { .. } => true,
+        OpKind::Binary(BinaryOp::RemSI | BinaryOp::RemUI) => {
+            ops.len() == 2 && compile_time_bounded(f, ops[1], depth - 1)
+        }
+        OpKind::Binary(BinaryOp::MulI | BinaryOp::AddI) | OpKind::Cast { .. } => {
+            ops.iter().all(|&o| compile_time_bounded(f, o, depth - 1))
+        }
+        _ => false,
+    }
+}
+
+/// Whether the product `mul` stays below a product of compile-time sizes on every lane
+/// that touches memory: its other factors are compile-time sizes, and every access through
+/// the pointer `addptr` makes is masked by the index compared with a compile-time size
+/// (`o_k * V` under `mask = o_k < K`: a head-dim index times the head dim, below `K * V`).
+fn masked_below_compile_time(f: &Function, addptr: OpId, mul: OpId) -> bool {
+    let ops = f.op(mul).operands();
+    if ops.len() != 2 {
+        return false;
+    }
+    let Some(&ptr) = f.op(addptr).results().first() else {
+        return false;
+    };
+    let Some(masks) = access_masks(f, ptr, 8) else {
+        return false;
+    };
+
+    (0..2).any(|i| {
+        compile_time_bounded(f, ops[1 - i], 12)
+            && masks.iter().all(|&m| below_compile_time(f, m, ops[i], 8))
+    })
+}
+
+/// The masks of every access through `ptr` (following further offsets and shape ops), or
+/// `None` if some access is unmasked or the pointer escapes otherwise.
+fn access_masks(f: &Function, ptr: Value, depth: u32) -> Option<Vec<Value>> {
+    if depth == 0 {
+        return None;
+    }
+    let uses = f.uses(ptr);
+    if uses.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for u in uses {
+        let data = f.op(u.op);
+        match f.kind(u.op) {
+            OpKind::Load { .. } if u.operand == 0 => out.push(*data.operands().get(1)?),
+            OpKind::Store { .. } | OpKind::AtomicRmw { .. } if u.operand == 0 => {
+                out.push(*data.operands().get(2)?)
+            }
+            OpKind::AddPtr
+            | OpKind::Splat
+            | OpKind::Broadcast
+            | OpKind::ExpandDims { .. }
+            | OpKind::Hint(_)
+                if u.operand == 0 =>
+            {
+                out.extend(access_masks(f, data.results()[0], depth - 1)?)
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Whether `cond` holding implies `offs` is below a compile-time size (`offs < K`, alone
+/// or in a conjunction).
+fn below_compile_time(f: &Function, cond: Value, offs: Value, depth: u32) -> bool {
+    use tritonc_ir::CmpIPredicate::*;
+    let cond = crate::analysis::strip_shape(f, cond);
+    let Some(op) = crate::analysis::def_op(f, cond) else {
+        return false;
+    };
+    let ops = f.op(op).operands();
+    match f.kind(op) {
+        OpKind::Binary(BinaryOp::AndI) if depth > 0 => ops
+            .iter()
+            .any(|&c| below_compile_time(f, c, offs, depth - 1)),
+        OpKind::CmpI(p) if ops.len() == 2 => match p {
+            Slt | Sle | Ult | Ule => {
+                crate::analysis::same_value(f, ops[0], offs) && compile_time_bounded(f, ops[1], 12)
+            }
+            Sgt | Sge | Ugt | Uge => {
+                crate::analysis::same_value(f, ops[1], offs) && compile_time_bounded(f, ops[0], 12)
+            }
+            _ => false,
+        },
+        _ => false,
     }
 }
 
