@@ -287,3 +287,191 @@ pub fn render_gitlab(findings: &[Finding], sources: &SourceMap) -> String {
         .collect();
     serde_json::to_string_pretty(&issues).unwrap_or_else(|_| "[]".into()) + "\n"
 }
+
+/// A JUnit XML report, as ruff writes it: one `<testsuite>` per file (`package="org.tritonc"`),
+/// one failing `<testcase name="org.tritonc.CODE">` per finding, its class name the path
+/// without the extension and its `line`/`column` attributes the finding's place; a run
+/// without findings is one passing case named `No errors found`.
+pub fn render_junit(findings: &[Finding], sources: &SourceMap) -> String {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite, XmlString};
+    let mut report = Report::new("tritonc");
+    let package = |suite: &mut TestSuite| {
+        suite
+            .extra
+            .insert(XmlString::new("package"), XmlString::new("org.tritonc"));
+    };
+    if findings.is_empty() {
+        let mut suite = TestSuite::new("tritonc");
+        package(&mut suite);
+        let mut case = TestCase::new("No errors found", TestCaseStatus::success());
+        case.set_classname("tritonc");
+        suite.add_test_case(case);
+        report.add_test_suite(suite);
+    } else {
+        let mut groups: Vec<(String, Vec<(&Finding, Option<(u32, u32)>)>)> = Vec::new();
+        for f in findings {
+            let (path, at) = match place(f, sources) {
+                Some((p, row, col)) => (p, Some((row, col))),
+                None => (String::new(), None),
+            };
+            match groups.iter_mut().find(|(p, _)| *p == path) {
+                Some((_, items)) => items.push((f, at)),
+                None => groups.push((path, vec![(f, at)])),
+            }
+        }
+        for (path, items) in groups {
+            let mut suite = TestSuite::new(path.as_str());
+            package(&mut suite);
+            let p = std::path::Path::new(&path);
+            let classname = match p.file_stem() {
+                Some(stem) => p.with_file_name(stem).display().to_string(),
+                None => path.clone(),
+            };
+            for (f, at) in items {
+                let message = &f.diagnostic.message;
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status.set_message(message.as_str());
+                let (row, col) = at.unwrap_or((1, 1));
+                status.set_description(format!("line {row}, col {col}, {message}"));
+                let code = code_of(f);
+                let name = if code.is_empty() {
+                    "org.tritonc".to_string()
+                } else {
+                    format!("org.tritonc.{code}")
+                };
+                let mut case = TestCase::new(name, status);
+                case.set_classname(classname.as_str());
+                case.extra
+                    .insert(XmlString::new("line"), XmlString::new(row.to_string()));
+                case.extra
+                    .insert(XmlString::new("column"), XmlString::new(col.to_string()));
+                suite.add_test_case(case);
+            }
+            report.add_test_suite(suite);
+        }
+    }
+    report.to_string().unwrap_or_default()
+}
+
+#[derive(Serialize)]
+struct RdLine {
+    line: u32,
+    column: u32,
+}
+
+#[derive(Serialize)]
+struct RdRange {
+    start: RdLine,
+    end: RdLine,
+}
+
+#[derive(Serialize)]
+struct RdLocation {
+    path: String,
+    range: RdRange,
+}
+
+#[derive(Serialize)]
+struct RdCode {
+    value: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+}
+
+#[derive(Serialize)]
+struct RdSuggestion {
+    range: RdRange,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct RdDiagnostic {
+    message: String,
+    location: RdLocation,
+    code: RdCode,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    suggestions: Vec<RdSuggestion>,
+}
+
+#[derive(Serialize)]
+struct RdSource {
+    name: &'static str,
+    url: &'static str,
+}
+
+#[derive(Serialize)]
+struct RdResult {
+    source: RdSource,
+    severity: &'static str,
+    diagnostics: Vec<RdDiagnostic>,
+}
+
+fn rd_range(l: RowCol, e: RowCol) -> RdRange {
+    RdRange {
+        start: RdLine {
+            line: l.row,
+            column: l.column,
+        },
+        end: RdLine {
+            line: e.row,
+            column: e.column,
+        },
+    }
+}
+
+/// reviewdog's diagnostic format (rdjson), as ruff writes it: `source {name, url}`,
+/// `severity: "WARNING"` and one diagnostic per finding with `message`, `location {path,
+/// range {start, end}}` (1-based lines and UTF-16 columns), `code {value, url}` and, for a
+/// finding with a fix, its edits as `suggestions [{range, text}]`.
+pub fn render_rdjson(findings: &[Finding], sources: &SourceMap) -> String {
+    let diagnostics = findings
+        .iter()
+        .map(|f| {
+            let d = &f.diagnostic;
+            let (path, l, e) = d
+                .primary_span()
+                .or_else(|| d.labels.first().map(|l| l.span))
+                .and_then(|s| row_cols(s, sources))
+                .unwrap_or_else(|| {
+                    (
+                        String::new(),
+                        RowCol { row: 1, column: 1 },
+                        RowCol { row: 1, column: 1 },
+                    )
+                });
+            let suggestions = d
+                .fix
+                .iter()
+                .flat_map(|fix| &fix.edits)
+                .filter_map(|edit| {
+                    let (_, s, t) = row_cols(edit.span, sources)?;
+                    Some(RdSuggestion {
+                        range: rd_range(s, t),
+                        text: edit.replacement.clone(),
+                    })
+                })
+                .collect();
+            RdDiagnostic {
+                message: d.message.clone(),
+                location: RdLocation {
+                    path,
+                    range: rd_range(l, e),
+                },
+                code: RdCode {
+                    value: code_of(f).to_string(),
+                    url: rule_url(code_of(f)),
+                },
+                suggestions,
+            }
+        })
+        .collect();
+    let result = RdResult {
+        source: RdSource {
+            name: "tritonc",
+            url: env!("CARGO_PKG_REPOSITORY"),
+        },
+        severity: "WARNING",
+        diagnostics,
+    };
+    serde_json::to_string_pretty(&result).unwrap_or_else(|_| "{}".into()) + "\n"
+}

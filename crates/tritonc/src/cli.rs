@@ -203,6 +203,10 @@ pub enum LintFormat {
     Azure,
     /// The findings grouped by file: the path, then `row:col CODE message` lines.
     Grouped,
+    /// JUnit XML: one test suite per file, one failing test case per finding.
+    Junit,
+    /// reviewdog's diagnostic format (rdjson), fixes as suggestions.
+    Rdjson,
 }
 
 impl LintFormat {

@@ -154,6 +154,64 @@ fn format_gitlab_is_a_code_quality_report() {
     assert_eq!(fingerprints.len(), 3, "fingerprints are unique");
 }
 
+/// JUnit as ruff writes it: a suite per file, a failing case `org.tritonc.CODE` per
+/// finding with its line and column.
+#[test]
+fn format_junit() {
+    let out = format_snapshot("lint_format_junit", "junit");
+    assert!(out
+        .stdout
+        .starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+    assert!(out
+        .stdout
+        .contains("<testsuites name=\"tritonc\" tests=\"3\" failures=\"3\" errors=\"0\">"));
+    assert_eq!(
+        out.stdout
+            .matches("<testcase name=\"org.tritonc.TRI")
+            .count(),
+        3
+    );
+    assert!(out.stdout.contains("classname=\"lint/kernels\""));
+    // No findings: one passing case.
+    let clean = tritonc(&[
+        "lint",
+        "--select",
+        "TRI204",
+        KERNELS,
+        "--output-format",
+        "junit",
+    ]);
+    assert_eq!(clean.code, 0, "{}", clean.transcript());
+    assert!(clean
+        .stdout
+        .contains("<testcase name=\"No errors found\" classname=\"tritonc\">"));
+}
+
+/// rdjson as reviewdog reads it (and ruff writes it): `source`, `severity` and one
+/// diagnostic per finding with its range, code and, for a fix, suggestions.
+#[test]
+fn format_rdjson() {
+    let out = format_snapshot("lint_format_rdjson", "rdjson");
+    let v = json(&out.stdout);
+    assert_eq!(v["source"]["name"], "tritonc");
+    assert_eq!(v["severity"], "WARNING");
+    let ds = v["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(ds.len(), 3);
+    for d in ds {
+        assert_eq!(d["location"]["path"], "lint/kernels.py");
+        assert!(d["location"]["range"]["start"]["line"]
+            .as_u64()
+            .is_some_and(|l| l >= 1));
+        assert!(d["code"]["value"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("TRI")));
+    }
+    // The findings with a fix carry it as suggestions.
+    assert!(ds
+        .iter()
+        .any(|d| d["suggestions"].as_array().is_some_and(|s| !s.is_empty())));
+}
+
 #[test]
 fn format_sarif() {
     format_snapshot("lint_format_sarif", "sarif");

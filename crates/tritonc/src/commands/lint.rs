@@ -435,6 +435,8 @@ fn print_findings(
         LintFormat::Pylint => tritonc_lint::output::render_pylint(findings, sources),
         LintFormat::Azure => tritonc_lint::output::render_azure(findings, sources),
         LintFormat::Grouped => tritonc_lint::output::render_grouped(findings, sources),
+        LintFormat::Junit => tritonc_lint::output::render_junit(findings, sources),
+        LintFormat::Rdjson => tritonc_lint::output::render_rdjson(findings, sources),
     };
     write_to(Stream::Stdout, &text);
 }
