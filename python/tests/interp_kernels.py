@@ -65,3 +65,8 @@ if hasattr(triton, "autotune"):  # the real Triton (the stand-in has no autotune
     def tuned_fill(out_ptr, n, BLOCK: tl.constexpr):
         offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         tl.store(out_ptr + offs, offs * 0 + BLOCK, mask=offs < n)
+
+
+@triton.jit
+def warps_as_parameter(out_ptr, num_warps: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, 4), tl.full((4,), num_warps, tl.int32))

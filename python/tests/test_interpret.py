@@ -209,6 +209,12 @@ class InterpretTest(unittest.TestCase):
         self.assertEqual(out.values(), [32] * n)
         self.assertEqual(K.tuned_fill.best_config.kwargs, {"BLOCK": 32})
 
+    def test_a_launch_option_declared_as_a_parameter_reaches_the_kernel(self):
+        # As Triton does: `num_warps` sets the launch and is passed to the kernel too.
+        out = HostArray([0] * 4, "<i4")
+        K.warps_as_parameter[(1,)](out, num_warps=2)
+        self.assertEqual(out.values(), [2] * 4)
+
     def test_missing_argument_is_pythons_type_error(self):
         with self.assertRaises(TypeError):
             K.add_kernel[(1,)](HostArray([1.0]), BLOCK=4)

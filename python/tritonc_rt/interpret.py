@@ -265,8 +265,11 @@ def launch(fn, grid, args, kwargs, *, do_not_specialize=(), do_not_specialize_on
     ``args``/``kwargs`` (launch options such as ``num_warps`` among them) on the
     interpreter. The tensors' memory is written in place."""
     kwargs = dict(kwargs)
-    options = {k: kwargs.pop(k) for k in list(kwargs) if k in _LAUNCH_OPTIONS}
     sig = inspect.signature(fn)
+    # A launch option the kernel also declares as a parameter (`num_warps:
+    # tl.constexpr`) is both, as in Triton: the kernel receives it too.
+    options = {k: (kwargs[k] if k in sig.parameters else kwargs.pop(k))
+               for k in list(kwargs) if k in _LAUNCH_OPTIONS}
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as e:
