@@ -100,8 +100,14 @@ def main():
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     os.makedirs(args.out, exist_ok=True)
+    import numpy
+    if tuple(int(p) for p in numpy.__version__.split(".")[:2]) >= (2, 4):
+        print(f"note: NumPy {numpy.__version__}: Triton 3.6's interpreter fails on loops over "
+              "a runtime bound (the matmul workload) with NumPy >= 2.4; run with NumPy < 2.4 "
+              "for its time", flush=True)
     report = {"host": platform.node(), "cpu_count": cores, "processor": platform.processor(),
               "triton": triton.__version__, "torch": torch.__version__,
+              "numpy": numpy.__version__,
               "date": time.strftime("%Y-%m-%d %H:%M"), "threads": threads,
               "scale": args.scale, "workloads": []}
     only = set(filter(None, args.only.split(",")))
