@@ -113,13 +113,16 @@ fn two_kernels_of_one_name_or_clashing_functions_are_refused() {
 /// fixture for a `:16` signature and the PTX-only one otherwise, into `-o DIR`.
 fn stand_in(dir: &Path, with_cubin_for_any: bool) -> PathBuf {
     let any = if with_cubin_for_any {
-        // The PTX-only fixture with a cubin beside it (any bytes: nothing loads it).
+        // The PTX-only fixture with a cubin beside it (any well-formed cubin: nothing
+        // loads it, but reading a bundle checks that its cubin is a CUDA ELF file).
         let d = dir.join("any-with-cubin.tcb");
         std::fs::create_dir_all(&d).unwrap();
         for f in ["bundle.json", "kernel.ptx"] {
             std::fs::copy(any_dir().join(f), d.join(f)).unwrap();
         }
-        std::fs::write(d.join("kernel.cubin"), b"\x7fELF").unwrap();
+        let cubin = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/rust/kernels/add_kernel.tcb/kernel.cubin");
+        std::fs::copy(cubin, d.join("kernel.cubin")).unwrap();
         d
     } else {
         any_dir()

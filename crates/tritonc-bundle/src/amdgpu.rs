@@ -2,7 +2,7 @@
 //! for the processor the metadata names.
 
 /// `EM_AMDGPU`.
-const EM_AMDGPU: u16 = 224;
+pub(crate) const EM_AMDGPU: u16 = 224;
 /// `ELFOSABI_AMDGPU_HSA`: code objects the ROCm runtime loads.
 const ELFOSABI_AMDGPU_HSA: u8 = 64;
 /// The processor field of `e_flags` (`EF_AMDGPU_MACH`).

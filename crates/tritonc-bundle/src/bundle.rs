@@ -78,7 +78,8 @@ pub enum BundleError {
 impl Bundle {
     /// Checks the metadata against itself and the code: the format version for the
     /// target, the key hash, the target name, `num_warps`, parameter names against the
-    /// key, and the `.entry` parameter list (NVIDIA) or the code object's ELF header (AMD).
+    /// key, the `.entry` parameter list (NVIDIA) or the code object's ELF header (AMD), and
+    /// that the binary's sections lie inside it ([`Bundle::check_binary`]).
     pub fn validate(&self) -> Result<(), String> {
         let m = &self.meta;
         let expected = format_version_for(&m.target);
@@ -131,6 +132,7 @@ impl Bundle {
             }
             return self.validate_code_object();
         }
+        self.check_binary()?;
         if let Some(t) = ptx_target(&self.ptx) {
             if t != m.target {
                 return Err(format!(
@@ -162,6 +164,22 @@ impl Bundle {
             .or_else(|| crate::min_driver_for_ptx(&self.ptx))
     }
 
+    /// Checks that the binary (the cubin, or an AMD bundle's code object), if any, is an
+    /// ELF file for its vendor's GPUs whose every section and segment lies inside its
+    /// bytes: the driver is handed it by address alone and would read past a truncated
+    /// or forged one. Part of [`Bundle::validate`]; loaders call it on bundles built by
+    /// hand.
+    pub fn check_binary(&self) -> Result<(), String> {
+        let Some(code) = &self.cubin else {
+            return Ok(());
+        };
+        if parse_gfx(&self.meta.target).is_some() {
+            crate::elf::check_bounds(code, amdgpu::EM_AMDGPU, "the code object")
+        } else {
+            crate::elf::check_bounds(code, crate::elf::EM_CUDA, "the cubin")
+        }
+    }
+
     /// An AMD bundle carries an AMDGPU code object for its processor and no PTX.
     fn validate_code_object(&self) -> Result<(), String> {
         if !self.ptx.is_empty() {
@@ -175,7 +193,10 @@ impl Bundle {
                 "target `{}` is an AMD processor, but the bundle has no code object ({HSACO_FILE})",
                 self.meta.target
             )),
-            Some(code) => amdgpu::check_code_object(code, &self.meta.target),
+            Some(code) => {
+                amdgpu::check_code_object(code, &self.meta.target)?;
+                self.check_binary()
+            }
         }
     }
 

@@ -106,6 +106,12 @@ impl Variant {
         if b.ptx.is_empty() {
             return Err(err("the bundle carries no PTX".into()));
         }
+        if !m.num_warps.is_power_of_two() || m.num_warps > 32 {
+            return Err(err(format!(
+                "num_warps {} is not a power of two up to 32",
+                m.num_warps
+            )));
+        }
         let function = c_function_name(b);
         let mut params = Vec::new();
         let mut checks = Vec::new();

@@ -33,6 +33,7 @@ mod amdgpu;
 mod bundle;
 pub mod c_source;
 mod driver;
+mod elf;
 pub mod meta;
 pub mod ptx;
 

@@ -98,7 +98,11 @@ fn vector_add_bundle() -> Bundle {
             min_driver_version: Some(12000),
         },
         ptx: VECTOR_ADD_PTX.to_string(),
-        cubin: Some(vec![0x7f, b'E', b'L', b'F', 0, 1, 2, 255]),
+        // A real cubin (of the example kernel): a bundle's cubin must be a well-formed
+        // CUDA ELF file, which is all validation checks of it.
+        cubin: Some(
+            include_bytes!("../../../examples/rust/kernels/add_kernel.tcb/kernel.cubin").to_vec(),
+        ),
     }
 }
 

@@ -140,9 +140,11 @@ impl Grid {
         Grid { x, y, z }
     }
 
-    /// The number of programs.
+    /// The number of programs (saturating at `u64::MAX`, which no valid grid reaches).
     pub fn programs(&self) -> u64 {
-        u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
+        u64::from(self.x)
+            .saturating_mul(u64::from(self.y))
+            .saturating_mul(u64::from(self.z))
     }
 
     /// Checks the CUDA limits: every axis at least 1; x below 2^31, y and z below 2^16.

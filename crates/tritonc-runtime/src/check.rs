@@ -166,20 +166,25 @@ pub struct ParamBuffer {
 }
 
 impl ParamBuffer {
-    /// An all-zero buffer laid out for parameters of these sizes (1, 2, 4 or 8 bytes).
-    pub fn layout(sizes: &[usize]) -> ParamBuffer {
+    /// An all-zero buffer laid out for parameters of these sizes, or `None` when a size
+    /// is not 1, 2, 4 or 8 bytes (the scalar and pointer slots a launch passes).
+    pub fn layout(sizes: &[usize]) -> Option<ParamBuffer> {
         let mut offsets = Vec::with_capacity(sizes.len());
         let mut end = 0usize;
         for &s in sizes {
-            let at = end.next_multiple_of(s.max(1));
+            if !matches!(s, 1 | 2 | 4 | 8) {
+                return None;
+            }
+            // At most 8 bytes per slot: no overflow before memory would run out.
+            let at = end.next_multiple_of(s);
             offsets.push(at);
             end = at + s;
         }
-        ParamBuffer {
+        Some(ParamBuffer {
             words: vec![0; end.div_ceil(8)],
             offsets,
             sizes: sizes.to_vec(),
-        }
+        })
     }
 
     /// The whole buffer as bytes (its length rounded up to 8).
@@ -260,8 +265,16 @@ pub fn check_and_marshal(meta: &BundleMeta, args: &[Arg]) -> Result<ParamBuffer,
     }
     let ptx = meta.ptx_params();
     let sizes: Vec<usize> = ptx.iter().map(|(_, k)| k.size_bytes() as usize).collect();
-    let mut buf = ParamBuffer::layout(&sizes);
     let mut violations = Vec::new();
+    // Metadata built or edited without `Bundle::validate` may name slots the layout
+    // lacks, or one slot twice: refused, never an argument silently dropped.
+    let mut written = vec![false; sizes.len()];
+    let Some(mut buf) = ParamBuffer::layout(&sizes) else {
+        return Err(vec![Violation::Unsupported {
+            param: meta.entry.clone(),
+            reason: format!("a parameter size of {sizes:?} bytes cannot be passed"),
+        }]);
+    };
     for (p, arg) in meta.params.iter().zip(args) {
         let name = &p.name;
         match &p.role {
@@ -279,9 +292,21 @@ pub fn check_and_marshal(meta: &BundleMeta, args: &[Arg]) -> Result<ParamBuffer,
             },
             ParamRole::Passed { index, kind } => match encode(name, kind, arg) {
                 Ok(bits) => {
-                    // The buffer is laid out from these very indices.
-                    let written = buf.set(*index as usize, bits);
-                    debug_assert!(written, "parameter {index} is in the layout");
+                    let slot = *index as usize;
+                    let fresh = written.get(slot).is_some_and(|w| !w);
+                    if fresh && buf.set(slot, bits) {
+                        written[slot] = true;
+                    } else {
+                        violations.push(Violation::Unsupported {
+                            param: name.clone(),
+                            reason: format!(
+                                "the metadata passes it as kernel parameter {index}, which \
+                                 is not a free slot of the {} the kernel declares (a \
+                                 malformed bundle)",
+                                sizes.len()
+                            ),
+                        });
+                    }
                 }
                 Err(v) => violations.push(v),
             },

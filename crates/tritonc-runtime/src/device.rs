@@ -236,9 +236,19 @@ impl DeviceBuffer {
         self.api.copy_to_host(bytes, self.addr)
     }
 
-    /// The buffer's contents as a vector; waits for prior work.
+    /// The buffer's contents as a vector; waits for prior work. Host memory too small
+    /// for the copy is [`RuntimeError::BufferMismatch`], not an abort.
     pub fn to_vec<T: HostElement>(&self) -> Result<Vec<T>, RuntimeError> {
-        let mut out = vec![T::default(); self.len as usize];
+        let no_room = || {
+            RuntimeError::BufferMismatch(format!(
+                "the host cannot allocate {} bytes for a copy of the buffer",
+                self.bytes
+            ))
+        };
+        let n = usize::try_from(self.len).map_err(|_| no_room())?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(n).map_err(|_| no_room())?;
+        out.resize(n, T::default());
         self.copy_to_host(&mut out)?;
         Ok(out)
     }

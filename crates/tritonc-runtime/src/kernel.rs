@@ -47,6 +47,13 @@ impl Device {
                 reason,
             });
         }
+        // The driver reads the binary by address alone: a hand-built bundle's is checked.
+        bundle
+            .check_binary()
+            .map_err(|reason| RuntimeError::IncompatibleBundle {
+                entry: meta.entry.clone(),
+                reason,
+            })?;
         let loaded = self.api.load(bundle, &self.info)?;
         Ok(Kernel {
             device: self.clone(),
@@ -77,7 +84,7 @@ impl Kernel {
     /// Threads per block: the device's warp size times `num_warps` (`32 * num_warps` on
     /// NVIDIA, `64 * num_warps` on CDNA).
     pub fn block_threads(&self) -> u32 {
-        self.device.warp_size() * self.meta.num_warps
+        self.device.warp_size().saturating_mul(self.meta.num_warps)
     }
 
     /// Checks `args` against the bundle's assumptions and marshals them, allocating

@@ -190,7 +190,7 @@ fn scalars_are_aligned_to_their_size() {
 
 #[test]
 fn parameter_indices_past_the_buffer_are_refused_not_a_panic() {
-    let mut buf = ParamBuffer::layout(&[8, 4]);
+    let mut buf = ParamBuffer::layout(&[8, 4]).unwrap();
     assert_eq!(buf.param(2), None);
     assert_eq!(buf.param(usize::MAX), None);
     assert!(!buf.set(2, 1));
@@ -202,7 +202,7 @@ fn parameter_indices_past_the_buffer_are_refused_not_a_panic() {
 
 #[test]
 fn kernel_params_point_into_the_buffer() {
-    let mut buf = ParamBuffer::layout(&[8, 4, 4]);
+    let mut buf = ParamBuffer::layout(&[8, 4, 4]).unwrap();
     assert!(buf.set(0, 0xdead_beef_0000_0010));
     assert!(buf.set(2, 7));
     let ptrs = buf.kernel_params();
