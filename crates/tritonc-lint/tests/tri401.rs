@@ -5,6 +5,8 @@
 //! acceptance or TTIR facts differ between the wheels, and nothing when one version is
 //! declared.
 
+// Only `lint_text` of the shared helpers is used here.
+#[allow(dead_code)]
 mod common;
 
 use common::lint_text;
