@@ -83,6 +83,11 @@ fn kept_bytes(runs: &[WriteRun], log: &AccessLog) -> u64 {
 /// the launch touches, not with its grid. In a launch without races no program reads a
 /// byte another program wrote, so applying a chunk's writes before the next chunk runs
 /// gives the same result as applying all writes at the end.
+/// The most programs one interpreted launch runs (2^32: over an hour at a microsecond
+/// a program). A larger grid is refused before anything runs instead of running for
+/// days; `tritonc verify` checks such launches on sampled programs.
+pub const MAX_PROGRAMS: u64 = 1 << 32;
+
 pub fn launch(
     func: &Function,
     args: &[ArgValue],
@@ -99,6 +104,14 @@ pub fn launch(
         });
     }
     let total = grid[0] as u64 * grid[1] as u64 * grid[2] as u64;
+    if total > MAX_PROGRAMS {
+        return Err(RuntimeError::unsupported(format!(
+            "a grid of {} × {} × {} = {total} programs: more than the interpreter runs in one \
+             launch ({MAX_PROGRAMS}); run it on the GPU, or let `tritonc verify` check it on \
+             sampled programs",
+            grid[0], grid[1], grid[2]
+        )));
+    }
     let has_atomics = func.walk().iter().any(|&o| {
         matches!(
             func.kind(o),

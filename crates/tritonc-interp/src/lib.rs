@@ -73,7 +73,7 @@ use std::sync::Arc;
 
 pub use data::{Data, Val};
 pub use error::{RuntimeError, RuntimeErrorKind, REGISTRY};
-pub use launch::{launch, ArgValue, ExecutionMode, LaunchReport};
+pub use launch::{launch, ArgValue, ExecutionMode, LaunchReport, MAX_PROGRAMS};
 pub use memory::{Buffer, BufferId, Memory};
 pub use order::{AxisDistribution, CombineOrders, ReductionOrder, ReductionOrderSource};
 pub use sampled::{launch_programs, ProgramRun};
