@@ -91,6 +91,9 @@ fn constexpr_json(c: &Constexpr) -> String {
         Constexpr::Float(f) => format!("{f:?}"),
         Constexpr::Bool(b) => if *b { "true" } else { "false" }.into(),
         Constexpr::None => "null".into(),
+        // The string itself (its Python repr carries quotes Triton would see as part of
+        // the value: `ACTIVATION='gelu'` must arrive as `gelu`).
+        Constexpr::Str(s) => serde_json::Value::String(s.clone()).to_string(),
         other => format!("{:?}", other.to_string()),
     }
 }
@@ -247,6 +250,17 @@ mod tests {
 
     fn examples() -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+    }
+
+    #[test]
+    fn string_constexprs_reach_triton_as_the_string_itself() {
+        // A captured `ACTIVATION="gelu"`: Triton compares it with "gelu", so the quotes of
+        // its Python repr must not travel.
+        let j = constexpr_json(&Constexpr::Str("gelu".into()));
+        assert_eq!(serde_json::from_str::<String>(&j).unwrap(), "gelu");
+        let j = constexpr_json(&Constexpr::Str("it's \\ \"q\"".into()));
+        assert_eq!(serde_json::from_str::<String>(&j).unwrap(), "it's \\ \"q\"");
+        assert_eq!(constexpr_json(&Constexpr::Int(64)), "64");
     }
 
     #[test]
