@@ -25,8 +25,7 @@ use crate::TtgirError;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HoistDotOperands;
 
-/// Shared memory left to the rest of the kernel beside the buffers.
-const RESERVED_SHARED: u64 = 16 * 1024;
+use crate::software_pipeline::{encloses, RESERVED_SHARED};
 
 impl GpuPass for HoistDotOperands {
     fn name(&self) -> &'static str {
@@ -91,20 +90,11 @@ fn enclosing_for(f: &Function, op: OpId) -> Option<OpId> {
 /// Whether `v` is computed inside `for_op` (an op of its body or a nested region, or one
 /// of its block arguments).
 fn defined_inside(f: &Function, v: Value, for_op: OpId) -> bool {
-    let mut block = match f.value_def(v) {
+    let block = match f.value_def(v) {
         tritonc_ir::ValueDef::OpResult { op, .. } => f.op(op).parent(),
         tritonc_ir::ValueDef::BlockArg { block, .. } => Some(block),
     };
-    while let Some(b) = block {
-        let Some(parent) = f.block_parent_op(b) else {
-            return false;
-        };
-        if parent == for_op {
-            return true;
-        }
-        block = f.op(parent).parent();
-    }
-    false
+    block.is_some_and(|b| encloses(f, for_op, b))
 }
 
 /// The buffer an operand `v` of a tensor-core dot is hoisted into, or `None` when it

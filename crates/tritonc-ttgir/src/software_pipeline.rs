@@ -55,7 +55,7 @@ pub struct PipelineLoops;
 
 /// Shared memory left to the rest of the kernel (conversions, the epilogue, reductions)
 /// beside the pipeline buffers.
-const RESERVED_SHARED: u64 = 16 * 1024;
+pub(crate) const RESERVED_SHARED: u64 = 16 * 1024;
 
 /// One load turned into asynchronous copies.
 struct PipelinedLoad {
@@ -237,7 +237,7 @@ fn plan_loop(
 }
 
 /// Whether block `b` is (nested) inside `op`.
-fn encloses(f: &Function, op: OpId, mut b: BlockId) -> bool {
+pub(crate) fn encloses(f: &Function, op: OpId, mut b: BlockId) -> bool {
     loop {
         let Some(parent) = f.block_parent_op(b) else {
             return false;
