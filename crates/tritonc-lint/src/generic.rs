@@ -48,6 +48,27 @@ pub fn is_symbolic_constexpr(f: &Function, v: Value) -> bool {
     })
 }
 
+/// Whether `v` is generic mode's stand-in for a value it could not compute: a placeholder
+/// whose expression names none of `constexprs` (the kernel's compile-time parameters).
+/// A compile-time unknown is written over those (`BLOCK`, `arange(0, BLOCK)`, `H * BT`);
+/// the names a statement that failed over an unknown assigns (`store_offset`, `keys <
+/// top`) are run-time values generic mode lost.
+pub fn is_lost_value(f: &Function, v: Value, constexprs: &[&str]) -> bool {
+    let Some(op) = f.defining_op(v) else {
+        return false;
+    };
+    let OpKind::ExternElementwise {
+        libname, symbol, ..
+    } = &f.op(op).kind
+    else {
+        return false;
+    };
+    libname == tritonc_sema::generic::GENERIC_LIBNAME
+        && !symbol
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|word| constexprs.contains(&word))
+}
+
 /// The name of generic mode's placeholder `v` (`BT`, `H * BT`), if `v` is one, possibly
 /// cast to another width or splatted (`i_t * BT` with an `i64` `i_t`).
 pub fn symbolic_name(f: &Function, v: Value) -> Option<&str> {

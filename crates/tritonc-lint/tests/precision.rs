@@ -817,3 +817,229 @@ fn tri203_an_index_masked_below_a_compile_time_size_times_one_stays_small() {
         vec![("TRI203".to_string(), 10)]
     );
 }
+
+// ---- Third round: TRI203 branches, TRI102 reshapes and sorted scatters ----
+
+#[test]
+fn tri203_an_int64_offset_in_the_other_branch_of_an_if_says_nothing_about_this_one() {
+    let body = r#"@triton.jit
+def gather(q, o, stride_qm, N, use_i64, BLOCK: tl.constexpr):
+    i = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    if use_i64 == 0:
+        base = q + i * stride_qm
+    else:
+        base = q + i * stride_qm.to(tl.int64)
+    x = tl.load(base + cols, mask=cols < N, other=0.0)
+    tl.store(o + i * BLOCK + cols, x, mask=cols < N)
+"#;
+    // The launcher picks the int32 branch for inputs it fits: the author chose int32 there.
+    assert_eq!(lint(body, &only("TRI203")), vec![]);
+    // The same product on the path the int64 branch runs too is still found.
+    let shared = body.replace(
+        "    x = tl.load(base + cols",
+        "    tl.store(q + i * stride_qm + cols, 0.0, mask=cols < N)\n    x = tl.load(base + cols",
+    );
+    assert_eq!(
+        lint(&shared, &only("TRI203")),
+        vec![("TRI203".to_string(), 9)]
+    );
+}
+
+const OUTER_RESHAPED: &str = r#"@triton.jit
+def outer(x_ptr, w_ptr, out_ptr, T, BT: tl.constexpr = 16, BK: tl.constexpr = 16):
+    o_t = tl.program_id(0) * BT + tl.arange(0, BT)
+    m_t = o_t < T
+    b_x = tl.load(x_ptr + o_t, mask=m_t)
+    w = tl.load(w_ptr + tl.arange(0, BK * BK))
+    b = tl.reshape(b_x[:, None] * w[None, :], [BT, BK, BK])
+    s = tl.sum(b, axis=AXIS)
+    tl.store(out_ptr + o_t[:, None] * BK + tl.arange(0, BK)[None, :], s, mask=m_t[:, None])
+"#;
+
+#[test]
+fn tri102_rows_split_by_a_reshape_and_summed_along_the_parts_stay_in_their_rows() {
+    // `[BT, BK * BK]` reshaped to `[BT, BK, BK]`: dims 1 and 2 are parts of the columns,
+    // along which the row mask is constant; the undefined rows are stored masked.
+    assert_eq!(
+        lint(&OUTER_RESHAPED.replace("AXIS", "2"), &only("TRI102")),
+        vec![]
+    );
+    assert_eq!(
+        lint(&OUTER_RESHAPED.replace("AXIS", "1"), &only("TRI102")),
+        vec![]
+    );
+    // Summed along the rows, the undefined rows enter every result.
+    assert_eq!(
+        lint(&OUTER_RESHAPED.replace("AXIS", "0"), &only("TRI102")),
+        vec![("TRI102".to_string(), 5)]
+    );
+}
+
+const SORTED_SCATTER: &str = r#"@triton.jit
+def shuffle(x_ptr, key_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    r = tl.arange(0, BLOCK)
+    mask = pid * BLOCK + r < n
+    x = tl.load(x_ptr + pid * BLOCK + r, mask=mask)
+    partner = r ^ 1
+    pmask = pid * BLOCK + partner < n
+    k = tl.where(mask, tl.load(key_ptr + pid * BLOCK + r, mask=mask, other=0), 2147483647)
+    pk = tl.where(pmask, tl.load(key_ptr + pid * BLOCK + partner, mask=pmask, other=0), 2147483647)
+    swap = tl.where((r & 1) == 0, k > pk, pk > k)
+    dest = DEST
+    tl.store(x_ptr + pid * BLOCK + dest, x, mask=pid * BLOCK + dest < n)
+"#;
+
+#[test]
+fn tri102_lanes_a_sort_moves_back_under_the_loads_bound_are_not_reported() {
+    // A compare-and-swap stage over the lane indices: the lanes move as a permutation of
+    // the block's own offsets, under the load's bound.
+    assert_eq!(
+        lint(
+            &SORTED_SCATTER.replace("DEST", "tl.where(swap, partner, r)"),
+            &only("TRI102")
+        ),
+        vec![]
+    );
+    // Offsets read from memory are not the lanes' own: an undefined lane can land in
+    // bounds.
+    assert_eq!(
+        lint(
+            &SORTED_SCATTER.replace(
+                "DEST",
+                "tl.load(key_ptr + pid * BLOCK + r, mask=mask, other=0).to(tl.int32)"
+            ),
+            &only("TRI102")
+        ),
+        vec![("TRI102".to_string(), 6)]
+    );
+    // Nor is a shift: the last defined offset takes an undefined lane.
+    assert_eq!(
+        lint(&SORTED_SCATTER.replace("DEST", "r - 1"), &only("TRI102")),
+        vec![("TRI102".to_string(), 6)]
+    );
+}
+
+const CONSTEXPR_STRIDE: &str = r#"@triton.jit
+def scatter_cols(x_ptr, y_ptr, I_dim, stride_x, W: KIND, BLOCK_N: tl.constexpr):
+    tl.static_assert(BLOCK_N % 7 == 3)
+    row = tl.program_id(1).to(tl.int64)
+    n_idx = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    m = n_idx < I_dim
+    x = tl.load(x_ptr + row * stride_x + n_idx, mask=m)
+    tl.store(y_ptr + row * stride_x + n_idx * W, x, mask=m)
+"#;
+
+#[test]
+fn tri203_a_constexpr_factor_is_no_runtime_stride_in_generic_lowering_too() {
+    // The static assertion fails for lint's placeholder block size, so the kernel is
+    // lowered with its constexprs symbolic: `n_idx * W` is a block index times
+    // compile-time sizes, as it is with the constexprs known.
+    assert_eq!(
+        lint(
+            &CONSTEXPR_STRIDE.replace("KIND", "tl.constexpr"),
+            &only("TRI203")
+        ),
+        vec![]
+    );
+    // A run-time `W` is a stride the product can pass 2^31 with.
+    assert_eq!(
+        lint(&CONSTEXPR_STRIDE.replace("W: KIND", "W"), &only("TRI203")),
+        vec![("TRI203".to_string(), 8)]
+    );
+}
+
+const LOST_STORE_OFFSET: &str = r#"@triton.jit
+def _max_of(dtype, return_max):
+    if dtype is tl.int32:
+        if return_max:
+            return 2147483647
+        else:
+            return -2147483648
+    elif dtype is tl.uint32:
+        if return_max:
+            return 4294967295
+        else:
+            return 0
+    else:
+        raise ValueError("unknown dtype")
+
+
+@triton.jit
+def shift(x_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    r = tl.arange(0, BLOCK)
+    mask = pid * BLOCK + r < n
+    x = tl.load(x_ptr + pid * BLOCK + r, mask=mask)
+    top = _max_of(x.dtype, True)
+    keys = tl.where(mask, r.to(tl.uint32), top)
+    dest = tl.where(keys < top, r + 1, r)
+    tl.store(x_ptr + pid * BLOCK + dest, x, mask=STORE_MASK)
+"#;
+
+#[test]
+fn tri102_a_store_mask_lint_could_not_compute_is_not_judged() {
+    // The helper's `raise` keeps the kernel from lowering with placeholders; generic
+    // lowering loses `top` and what is computed from it: which lanes the store's mask
+    // excludes is unknown.
+    assert_eq!(
+        lint(
+            &LOST_STORE_OFFSET.replace("STORE_MASK", "pid * BLOCK + dest < n"),
+            &only("TRI102")
+        ),
+        vec![]
+    );
+    // A store mask lint computes still decides.
+    assert_eq!(
+        lint(&LOST_STORE_OFFSET.replace("STORE_MASK", "r < n"), &only("TRI102")),
+        vec![("TRI102".to_string(), 22)]
+    );
+}
+
+const CONV_STATES: &str = r#"@triton.jit
+def states(x, out, T, D, stride_x_n, stride_x_t, stride_x_d, BD: tl.constexpr,
+           BT: tl.constexpr):
+    tl.static_assert(BD % 7 == 3)
+    i_d, i_n = tl.program_id(0), tl.program_id(1).to(tl.int64)
+    o_d = i_d * BD + tl.arange(0, BD)
+    o_t = T - BT + tl.arange(0, BT)
+    p_x = x + i_n * stride_x_n
+    m = (o_t[:, None] >= 0) & (o_d[None, :] < D)
+    b = tl.load(p_x + o_t[:, None] * stride_x_t + INDEX * stride_x_d, mask=m, other=0)
+    tl.store(out + i_n * stride_x_n + o_t[:, None] * D + o_d[None, :], b, mask=m)
+"#;
+
+#[test]
+fn tri203_the_innermost_stride_presumption_holds_with_symbolic_block_sizes() {
+    // `BD` stays symbolic (the static assertion fails for lint's placeholder): the
+    // columns `o_d[None, :]` times the innermost stride are still the contiguous case.
+    assert_eq!(
+        lint(&CONV_STATES.replace("INDEX", "o_d[None, :]"), &only("TRI203")),
+        vec![]
+    );
+    // Rows times that stride are not.
+    assert_eq!(
+        lint(
+            &CONV_STATES.replace("INDEX", "(o_d[:, None] + o_t[None, :])"),
+            &only("TRI203")
+        ),
+        vec![("TRI203".to_string(), 10)]
+    );
+}
+
+#[test]
+fn tri203_a_stride_the_kernel_also_uses_for_rows_is_no_innermost_stride() {
+    let body = r#"@triton.jit
+def bwd(Q, DO, out, stride_tok, stride_d, N, BLOCK_M: tl.constexpr, D: tl.constexpr):
+    bh = tl.program_id(1).to(tl.int64) * N * stride_tok
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_k = tl.arange(0, D)
+    qT = tl.load(Q + bh + offs_m[None, :] * stride_tok + offs_k[:, None] * stride_d)
+    do = tl.load(DO + bh + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d)
+    tl.store(out + offs_k[:, None] * D + offs_k[None, :], tl.dot(qT, do))
+"#;
+    // The transposed load puts query rows along the last dim, but `stride_tok` strides
+    // rows in the other load: the first product is the finding.
+    assert_eq!(lint(body, &only("TRI203")), vec![("TRI203".to_string(), 6)]);
+}

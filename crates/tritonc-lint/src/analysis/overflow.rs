@@ -56,7 +56,7 @@ impl Transfer for OverflowAnalysis {
                 let other_side = data.operands().iter().zip(&ops).any(|(&v, o)| {
                     !o.from_pid
                         && super::constant_of(f, v).is_none()
-                        && !crate::generic::is_symbolic_constexpr(f, v)
+                        && crate::generic::symbolic_name(f, super::strip_shape(f, v)).is_none()
                 });
                 Int32Product {
                     from_pid: joined.from_pid,

@@ -32,6 +32,15 @@ x, y)` over one factor of a load mask `m & select` defines the lanes off `select
 those off `m` then matter only where they reach something unmasked by `m` (`tl.store(out +
 idx, tl.where(select, src, inp), mask=m)` is quiet).
 
+A reduction along a dim the mask is constant on combines undefined lanes only with each
+other, also after a reshape that splits that dim (`[BT, BK * BK]` to `[BT, BK, BK]`,
+summed along either part of the columns). A store of the lanes back into the tensor they
+were loaded from, at the block's own offsets rearranged by a sort (`x + P + s` under `P +
+s < n`, after a load of `x + P + r` under `P + r < n`, where `s` is the index output of a
+compare-and-swap network of `tl.where`s over `r = tl.arange(…)`), is quiet: the lanes move
+as a permutation of the block, so an undefined lane passing the store's mask would push a
+defined one out, and the kernel would be wrong whatever `other=` is.
+
 ## Why is this bad?
 Triton's language leaves masked-off lanes of a load without `other` undefined. NVIDIA's
 lowering happens to zero them, so the kernel works there; other back ends (and future
@@ -67,6 +76,14 @@ impl Rule for MissingOther {
         let Some(ir) = cx.ir else { return };
         let f = &ir.func;
         let mut reported: BTreeSet<OpId> = BTreeSet::new();
+        let constexprs: Vec<&str> = cx
+            .spec
+            .spec
+            .params
+            .iter()
+            .filter(|(_, s)| !s.is_runtime())
+            .map(|(n, _)| n.as_str())
+            .collect();
         for op in f.walk() {
             let data = f.op(op);
             let sinks: Vec<(Value, Sink)> = match f.kind(op) {
@@ -123,10 +140,11 @@ impl Rule for MissingOther {
                     let v = data.operands()[1];
                     match ir.lanes.get(v) {
                         Lanes::Masked(m)
-                            if data
-                                .operands()
-                                .get(2)
-                                .is_some_and(|&sm| implies_mask(f, sm, m.mask)) =>
+                            if data.operands().get(2).is_some_and(|&sm| {
+                                implies_mask(f, sm, m.mask)
+                                    || stored_permuted(f, op, m)
+                                    || reads_lost_value(f, sm, &constexprs, 64)
+                            }) =>
                         {
                             Vec::new()
                         }
@@ -155,6 +173,230 @@ impl Rule for MissingOther {
             }
         }
     }
+}
+
+/// Whether the store `store` writes the lanes of the load `m.load` back to the tensor they
+/// came from, rearranged by a sort, under the load's own bound: the load reads `x + P +
+/// r` under `P + r < n` (`r` a `tl.arange`), the store writes `x + P + s` under `P + s <
+/// n`, where `s` is made of the lane indices `r` moved by data-dependent selections (the
+/// index output of a sort network: compare-and-swap `tl.where`s over `r`) and nothing
+/// loaded or passed in. Then the lanes move as a permutation of the block's own offsets,
+/// and if an undefined lane passed the store's mask a defined lane would fail it: the
+/// kernel would lose data whatever `other=` is, so `other=` is not what it misses.
+fn stored_permuted(f: &Function, store: OpId, m: &MaskedLanes) -> bool {
+    use crate::analysis::same_value;
+    let (Some(&sptr), Some(&smask)) = (
+        f.op(store).operands().first(),
+        f.op(store).operands().get(2),
+    ) else {
+        return false;
+    };
+    let Some(&lptr) = f.op(m.load).operands().first() else {
+        return false;
+    };
+    let (Some((sbase, s_terms)), Some((lbase, l_terms))) =
+        (pointer_terms(f, sptr), pointer_terms(f, lptr))
+    else {
+        return false;
+    };
+    let (Some((s_idx, s_bound)), Some((l_idx, l_bound))) =
+        (below_cmp(f, smask), below_cmp(f, m.mask))
+    else {
+        return false;
+    };
+    // Each mask bounds its own access's offset, by the same size, in the same tensor.
+    if sbase != lbase
+        || !same_value(f, s_bound, l_bound)
+        || !same_terms(f, &sum_terms(f, s_idx), &s_terms)
+        || !same_terms(f, &sum_terms(f, l_idx), &l_terms)
+    {
+        return false;
+    }
+    l_terms.iter().enumerate().any(|(j, &range)| {
+        crate::analysis::def_op(f, range)
+            .is_some_and(|r| matches!(f.kind(r), OpKind::MakeRange { .. }))
+            && s_terms.iter().enumerate().any(|(i, &sorted)| {
+                same_terms(f, &without(&s_terms, i), &without(&l_terms, j))
+                    && sorted_lane_indices(f, sorted, range)
+            })
+    })
+}
+
+fn without(terms: &[Value], i: usize) -> Vec<Value> {
+    let mut out = terms.to_vec();
+    out.remove(i);
+    out
+}
+
+/// Whether two sums have the same terms, in any order.
+fn same_terms(f: &Function, a: &[Value], b: &[Value]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut left: Vec<Value> = b.to_vec();
+    a.iter().all(|&x| {
+        match left
+            .iter()
+            .position(|&y| crate::analysis::same_value(f, x, y))
+        {
+            Some(i) => {
+                left.remove(i);
+                true
+            }
+            None => false,
+        }
+    })
+}
+
+/// The terms of the integer sum `v` (through `+`, shape ops and integer casts).
+fn sum_terms(f: &Function, v: Value) -> Vec<Value> {
+    let v = strip_int_casts(f, v);
+    match crate::analysis::def_op(f, v).map(|op| (op, f.kind(op))) {
+        Some((op, OpKind::Binary(BinaryOp::AddI))) => f
+            .op(op)
+            .operands()
+            .iter()
+            .flat_map(|&o| sum_terms(f, o))
+            .collect(),
+        _ => vec![v],
+    }
+}
+
+/// The kernel argument `ptr` points into and the terms of its offset from it, through a
+/// chain of `tt.addptr`s (`x + a + b`) and splats.
+fn pointer_terms(f: &Function, ptr: Value) -> Option<(Value, Vec<Value>)> {
+    let mut terms = Vec::new();
+    let mut p = crate::analysis::strip_shape(f, ptr);
+    for _ in 0..16 {
+        if f.args().contains(&p) {
+            return Some((p, terms));
+        }
+        let op = crate::analysis::def_op(f, p)?;
+        if !matches!(f.kind(op), OpKind::AddPtr) {
+            return None;
+        }
+        let ops = f.op(op).operands();
+        terms.extend(sum_terms(f, *ops.get(1)?));
+        p = crate::analysis::strip_shape(f, ops[0]);
+    }
+    None
+}
+
+/// `(i, n)` for a mask `i < n`.
+fn below_cmp(f: &Function, mask: Value) -> Option<(Value, Value)> {
+    let op = crate::analysis::def_op(f, crate::analysis::strip_shape(f, mask))?;
+    let ops = f.op(op).operands();
+    match f.kind(op) {
+        OpKind::CmpI(CmpIPredicate::Slt | CmpIPredicate::Ult) => Some((ops[0], ops[1])),
+        OpKind::CmpI(CmpIPredicate::Sgt | CmpIPredicate::Ugt) => Some((ops[1], ops[0])),
+        _ => None,
+    }
+}
+
+/// Whether `target` is among the values `v` is computed from.
+fn reaches(f: &Function, v: Value, target: Value) -> bool {
+    let mut stack = vec![v];
+    let mut seen = BTreeSet::new();
+    while let Some(v) = stack.pop() {
+        if v == target {
+            return true;
+        }
+        if !seen.insert(v) || seen.len() > 4096 {
+            continue;
+        }
+        if let Some(op) = crate::analysis::def_op(f, v) {
+            stack.extend(f.op(op).operands());
+        }
+    }
+    false
+}
+
+/// Whether the mask `v` reads a value lint could not compute: generic lowering's stand-in
+/// for a tensor a statement it could not lower assigns (see
+/// [`crate::generic::is_lost_value`]). Which lanes such a mask excludes is unknown, and
+/// the rule does not guess.
+fn reads_lost_value(f: &Function, v: Value, constexprs: &[&str], budget: usize) -> bool {
+    let mut stack = vec![v];
+    let mut seen = BTreeSet::new();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) || seen.len() > budget {
+            continue;
+        }
+        if crate::generic::is_lost_value(f, v, constexprs) {
+            return true;
+        }
+        if let Some(op) = crate::analysis::def_op(f, v) {
+            if f.op(op).regions().is_empty() && !matches!(f.kind(op), OpKind::Load { .. }) {
+                stack.extend(f.op(op).operands());
+            }
+        }
+    }
+    false
+}
+
+/// `v` with shape ops and casts between integer widths looked through.
+fn strip_int_casts(f: &Function, mut v: Value) -> Value {
+    loop {
+        v = crate::analysis::strip_shape(f, v);
+        match crate::analysis::def_op(f, v) {
+            Some(op) if matches!(f.kind(op), OpKind::Cast { .. }) => v = f.op(op).operands()[0],
+            _ => return v,
+        }
+    }
+}
+
+/// Whether `v` is the lane indices `range` rearranged by data: computed from `range`
+/// (and constants and other ranges: a sort network's masks) only, through at least one
+/// `tl.where` whose condition is not a constant; what a `tl.where` tests is not part of
+/// the value. A loaded value, a kernel argument, a program id or a loop-carried value
+/// anywhere in the value makes it something else.
+fn sorted_lane_indices(f: &Function, v: Value, range: Value) -> bool {
+    let mut stack = vec![v];
+    let mut seen = BTreeSet::new();
+    let (mut reached, mut selected) = (false, false);
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        if seen.len() > 4096 {
+            return false;
+        }
+        if v == range {
+            reached = true;
+            continue;
+        }
+        let Some(op) = crate::analysis::def_op(f, v) else {
+            return false;
+        };
+        let ops = f.op(op).operands();
+        match f.kind(op) {
+            OpKind::Constant(_) | OpKind::MakeRange { .. } => {}
+            _ if crate::generic::is_symbolic_constexpr(f, v) => {}
+            OpKind::Select => {
+                if crate::analysis::constant_of(f, ops[0]).is_none() {
+                    selected = true;
+                }
+                stack.extend(&ops[1..]);
+            }
+            OpKind::Load { .. }
+            | OpKind::AtomicRmw { .. }
+            | OpKind::AtomicCas { .. }
+            | OpKind::GetProgramId { .. }
+            | OpKind::GetNumPrograms { .. } => return false,
+            // An index plus or minus something (`r + 1`) is a shift, not a rearrangement;
+            // sums of the network's masks (`1 - m`) are fine.
+            OpKind::Binary(BinaryOp::AddI | BinaryOp::SubI)
+                if ops.iter().any(|&o| reaches(f, o, range)) =>
+            {
+                return false
+            }
+            _ if !f.op(op).regions().is_empty() && !matches!(f.kind(op), OpKind::Reduce { .. }) => {
+                return false
+            }
+            _ => stack.extend(ops),
+        }
+    }
+    reached && selected
 }
 
 /// Whether the mask of `v`'s masked lanes varies along `axis` (a reduction along a dim the
@@ -313,10 +555,7 @@ pub(crate) fn load_axis(
             } => {
                 let from = f.value_type(first).known_shape()?;
                 let to = f.value_type(v).known_shape()?;
-                let before: u64 = to.get(..axis)?.iter().product();
-                let size = *to.get(axis)?;
-                axis = (0..from.len())
-                    .find(|&j| from[j] == size && from[..j].iter().product::<u64>() == before)?;
+                axis = reshaped_axis(&from, &to, axis)?;
             }
             OpKind::Reshape { .. }
             | OpKind::Join
@@ -337,6 +576,31 @@ pub(crate) fn load_axis(
         v = first;
     }
     None
+}
+
+/// The dim of `from` that dim `axis` of `to` lies in, for a reshape that keeps the element
+/// order: the dim itself when the reshape keeps it, or the dim it is a part of when the
+/// reshape splits one (`[BT, BK * BK]` to `[BT, BK, BK]`: dims 1 and 2 are parts of dim
+/// 1). A mask constant along that dim is constant along each part of it. `None` when
+/// `axis` merges dims of `from` (or the shapes do not match).
+fn reshaped_axis(from: &[u64], to: &[u64], axis: usize) -> Option<usize> {
+    let before: u64 = to.get(..axis)?.iter().product();
+    let through = before.checked_mul(*to.get(axis)?)?;
+    if from.contains(&0) || from.iter().product::<u64>() != to.iter().product::<u64>() {
+        return None;
+    }
+    let starts: Vec<u64> = (0..from.len()).map(|j| from[..j].iter().product()).collect();
+    // A dim the reshape keeps.
+    if let Some(j) = (0..from.len()).find(|&j| from[j] == to[axis] && starts[j] == before) {
+        return Some(j);
+    }
+    // Row-major, dim `j` of `from` holds the digits between the outer products
+    // `start` and `end`, dim `axis` of `to` those between `before` and `through`: the
+    // latter are among the former when both bounds fall on `j`'s digit bounds.
+    (0..from.len()).find(|&j| {
+        let (start, end) = (starts[j], starts[j] * from[j]);
+        start <= before && before % start == 0 && through <= end && end % through == 0
+    })
 }
 
 fn diagnostic(

@@ -38,7 +38,9 @@ Which kernels those are is said by the kernel or by the configuration:
   `x_ptr + row * stride`: the same stride, as large here). Nor is a scalar index (a
   head, a group) times its stride added inside a slice the kernel already addresses in
   int64 (`x_ptr + i_b.to(tl.int64) * stride_b + i_h * stride_h`): it stays inside that
-  slice.
+  slice. An int64 offset in the other branch of an `if` says nothing about this one
+  (`if not IDX_I64: x + i * s` / `else: x + i * s.to(tl.int64)`): the author chose
+  int32 for the branch the product is in.
 - The setting `max-tensor-elements` (in `[tool.tritonc.lint.int32-offset-overflow]`) is
   the largest tensor, in elements, the project launches kernels on. Set above 2^31 - 1
   (e.g. 4294967296: the logits of 32k tokens over a 128k vocabulary), every kernel is
@@ -52,7 +54,11 @@ author chose its handling), or is bounded by `tl.static_assert`, or from above b
 An innermost stride is presumed to be 1 when nothing says otherwise: a product like
 `offs_n[None, :] * stride_xn`, a parameter named as a stride times offsets that vary
 along the block's last dim only, is not reported unless the kernel has a configured
-signature. Triton specializes an integer argument equal to 1 into the constant 1, so on
+signature, nor multiplies the same stride by offsets along another dim elsewhere (then
+it is a row stride: `offs_m[None, :] * stride_tok` in a transposed load next to
+`offs_m[:, None] * stride_tok`). Offsets from a range whose size stays symbolic
+(`tl.arange(0, BD)` in a kernel lint lowers without a value for `BD`) count as a range.
+Triton specializes an integer argument equal to 1 into the constant 1, so on
 a contiguous tensor that product is never computed; a signature that gives the stride as
 `i32:1` says so, and one that gives it as a plain `i32` (a transposed view) brings the
 finding back.
@@ -99,7 +105,7 @@ impl Rule for Int32OffsetOverflow {
             Some(m) if m <= i32::MAX as u64 => return,
             Some(_) => None,
             None => match wide_offsets(cx, f) {
-                w if w.tensors.is_empty() => return,
+                w if w.offsets.is_empty() => return,
                 w => Some(w),
             },
         };
@@ -130,17 +136,29 @@ impl Rule for Int32OffsetOverflow {
                 None => None,
                 Some(w) => {
                     let ptr = f.op(op).operands()[0];
-                    let tensor = crate::analysis::pointer_base_arg(f, ptr)
-                        .and_then(|b| w.tensors.iter().find(|(a, _)| *a == b));
+                    // What the kernel widens on the paths that also run this access: an
+                    // int64 offset in the other branch of an `if` (`if not IDX_I64: x +
+                    // i * s` / `else: x + i * s.to(tl.int64)`) is the author choosing
+                    // int32 for this one.
+                    let beside: Vec<&WideOffset> = w
+                        .offsets
+                        .iter()
+                        .filter(|o| !exclusive_branches(f, o.op, op))
+                        .collect();
+                    let base = crate::analysis::pointer_base_arg(f, ptr);
+                    let tensor = base.and_then(|b| beside.iter().find(|o| o.base == Some(b)));
                     // A stride the kernel multiplies in int64 elsewhere is as large here
                     // (`out_ptr + row.to(tl.int64) * stride`, `x_ptr + row * stride`).
-                    let factor = f.op(mul).operands().iter().find(|&&v| {
+                    let factor = f.op(mul).operands().iter().find_map(|&v| {
                         let v = strip_casts(f, v);
-                        !ir.overflow.get(v).from_pid && w.factors.contains(&v)
+                        if ir.overflow.get(v).from_pid {
+                            return None;
+                        }
+                        beside.iter().find(|o| o.factors.contains(&v))
                     });
                     let span = match (tensor, factor) {
-                        (Some(&(_, span)), _) => span,
-                        (None, Some(_)) => w.tensors[0].1,
+                        (Some(o), _) => o.span,
+                        (None, Some(o)) => o.span,
                         (None, None) => continue,
                     };
                     let scalar_index = f
@@ -235,22 +253,57 @@ fn wide_offsets(cx: &KernelContext<'_>, f: &Function) -> Wide {
         let Some(span) = int64_offset(ir, f, op, offset) else {
             continue;
         };
-        out.factors.extend(args_under(f, offset));
-        if let Some(base) = crate::analysis::pointer_base_arg(f, f.op(op).operands()[0]) {
-            if !out.tensors.iter().any(|(b, _)| *b == base) {
-                out.tensors.push((base, span));
-            }
-        }
+        out.offsets.push(WideOffset {
+            op,
+            base: crate::analysis::pointer_base_arg(f, f.op(op).operands()[0]),
+            span,
+            factors: args_under(f, offset),
+        });
     }
     out
 }
 
-/// What the kernel's int64 offsets say: the tensors it addresses in int64, each with where,
-/// and the run-time arguments (sizes, strides) those offsets are computed from.
+/// What the kernel's int64 offsets say: each `tt.addptr` with an offset computed in int64,
+/// the tensor it addresses, where, and the run-time arguments (sizes, strides) the offset
+/// is computed from.
 #[derive(Debug, Default)]
 struct Wide {
-    tensors: Vec<(Value, tritonc_diagnostics::Span)>,
+    offsets: Vec<WideOffset>,
+}
+
+#[derive(Debug)]
+struct WideOffset {
+    op: OpId,
+    base: Option<Value>,
+    span: tritonc_diagnostics::Span,
     factors: BTreeSet<Value>,
+}
+
+/// Whether `a` and `b` lie in different branches of one `if`: no run of the kernel
+/// executes both.
+fn exclusive_branches(f: &Function, a: OpId, b: OpId) -> bool {
+    let (ea, eb) = (enclosing_branches(f, a), enclosing_branches(f, b));
+    ea.iter()
+        .any(|(x, i)| eb.iter().any(|(y, j)| x == y && i != j))
+}
+
+/// The `if` ops enclosing `op`, each with the index of the branch (region) `op` is in.
+fn enclosing_branches(f: &Function, op: OpId) -> Vec<(OpId, usize)> {
+    let mut out = Vec::new();
+    let mut cur = op;
+    while let Some(block) = f.op(cur).parent() {
+        let region = f.block(block).parent();
+        let Some(parent) = f.region(region).parent() else {
+            break;
+        };
+        if matches!(f.kind(parent), OpKind::If) {
+            if let Some(i) = f.op(parent).regions().iter().position(|&r| r == region) {
+                out.push((parent, i));
+            }
+        }
+        cur = parent;
+    }
+    out
 }
 
 /// `v` with shape ops and integer casts looked through (a stride argument as it is used).
@@ -610,7 +663,17 @@ fn innermost_stride(cx: &KernelContext<'_>, ir: &AnalysedKernel, mul: OpId) -> b
     if !name.to_ascii_lowercase().contains("stride") {
         return false;
     }
-    let dims = &ir.shape.get(*index).dims;
+    let stride = crate::analysis::strip_shape(f, *stride);
+    along_last_only(ir, *index) && !strides_another_dim(ir, stride)
+}
+
+/// Whether the offsets `index` vary along the block's last dim only (`offs_n[None, :]`).
+fn along_last_only(ir: &AnalysedKernel, index: Value) -> bool {
+    let f = &ir.func;
+    if symbolic_range_along_last(f, index) {
+        return true;
+    }
+    let dims = &ir.shape.get(index).dims;
     let Some(last) = dims.len().checked_sub(1) else {
         return false;
     };
@@ -621,6 +684,87 @@ fn innermost_stride(cx: &KernelContext<'_>, ir: &AnalysedKernel, mul: OpId) -> b
             !d.varies
         }
     })
+}
+
+/// Whether the kernel also multiplies `stride` by offsets that vary along another dim
+/// than a block's last (`offs_m[:, None] * stride_tok` beside `offs_m[None, :] *
+/// stride_tok`, a transposed load): then it is a row stride, not the innermost one.
+fn strides_another_dim(ir: &AnalysedKernel, stride: Value) -> bool {
+    let f = &ir.func;
+    f.walk().into_iter().any(|op| {
+        let ops = f.op(op).operands();
+        matches!(f.kind(op), OpKind::Binary(BinaryOp::MulI))
+            && ops.len() == 2
+            && (0..2).any(|i| {
+                crate::analysis::strip_shape(f, ops[i]) == stride
+                    && f.value_type(ops[1 - i]).rank() >= 2
+                    && !along_last_only(ir, ops[1 - i])
+                    && (ir.shape.get(ops[1 - i]).dims.iter().any(|d| d.varies)
+                        || symbolic_range_off_last(f, ops[1 - i]))
+            })
+    })
+}
+
+/// Whether `index` is offsets made from a symbolic range along a dim other than the last
+/// (`o_t[:, None]` with `tl.arange(0, BT)` symbolic).
+fn symbolic_range_off_last(f: &Function, index: Value) -> bool {
+    let mut v = index;
+    if let Some(op) = crate::analysis::def_op(f, v) {
+        if matches!(f.kind(op), OpKind::Broadcast) {
+            v = f.op(op).operands()[0];
+        }
+    }
+    match crate::analysis::def_op(f, v) {
+        Some(op) if f.value_type(v).rank() == 2 && matches!(f.kind(op), OpKind::ExpandDims { axis: 1 }) => {
+            symbolic_range_along_last(f, f.op(op).operands()[0])
+        }
+        _ => false,
+    }
+}
+
+/// Whether `index` is offsets along a block's last dim made from a range generic lowering
+/// keeps symbolic (`tl.arange(0, BD)` with `BD` unknown): a 1-D value computed from it, or
+/// one with a leading dim inserted (`o_d[None, :]`).
+fn symbolic_range_along_last(f: &Function, index: Value) -> bool {
+    let mut v = index;
+    if let Some(op) = crate::analysis::def_op(f, v) {
+        if matches!(f.kind(op), OpKind::Broadcast) {
+            v = f.op(op).operands()[0];
+        }
+    }
+    match f.value_type(v).rank() {
+        1 => {}
+        2 => match crate::analysis::def_op(f, v) {
+            Some(op) if matches!(f.kind(op), OpKind::ExpandDims { axis: 0 }) => {
+                v = f.op(op).operands()[0]
+            }
+            _ => return false,
+        },
+        _ => return false,
+    }
+    let mut stack = vec![v];
+    let mut seen = BTreeSet::new();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) || seen.len() > 64 {
+            continue;
+        }
+        let Some(op) = crate::analysis::def_op(f, v) else {
+            continue;
+        };
+        match f.kind(op) {
+            OpKind::ExternElementwise { symbol, .. }
+                if crate::generic::is_symbolic_constexpr(f, v)
+                    && symbol.starts_with("arange(")
+                    && f.value_type(v).rank() == 1 =>
+            {
+                return true
+            }
+            OpKind::Binary(BinaryOp::AddI | BinaryOp::SubI | BinaryOp::MulI)
+            | OpKind::Cast { .. } => stack.extend(f.op(op).operands()),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The name of the run-time parameter `v` is, if it is one.
