@@ -1,25 +1,82 @@
-//! Code actions: the fixes lint attaches to its findings, and `# noqa` suppressions.
+//! Code actions: the fixes lint attaches to its findings, `# noqa` suppressions, and one
+//! action that applies every safe fix of the document (`source.fixAll.tritonc`).
 
 use std::collections::HashMap;
 
 use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Url, WorkspaceEdit,
+    CodeAction, CodeActionContext, CodeActionKind, CodeActionOrCommand, NumberOrString, Range,
+    TextEdit, Url, WorkspaceEdit,
 };
+use tritonc_lint::fix::{apply_fixes, FixMode};
 use tritonc_lint::registry::UNUSED_SUPPRESSION;
 use tritonc_lint::suppress::Suppressions;
 use tritonc_lint::{Applicability, Finding};
 
 use crate::check::Checked;
-use crate::convert::{lsp_diagnostic, range_in, ranges_meet};
+use crate::convert::{lsp_diagnostic, range_in, ranges_meet, SOURCE};
 use crate::documents::Document;
 
-/// The quick fixes for the findings whose primary range meets `range`: each finding's fix
-/// (safe fixes preferred; unsafe ones say so in the title), then one "suppress" action per
-/// rule and line.
-pub fn code_actions(doc: &Document, uri: &Url, range: Range) -> Vec<CodeActionOrCommand> {
+/// The kind of the action that applies every safe fix of a document.
+pub fn fix_all_kind() -> CodeActionKind {
+    CodeActionKind::new("source.fixAll.tritonc")
+}
+
+/// The code actions for a request on `range` of the document: quick fixes for the findings
+/// whose primary range meets `range` or that the request's context names (editors send the
+/// diagnostics of the cursor's line, whatever the column) — each finding's fix (safe fixes
+/// preferred; unsafe ones say so in the title), then one "suppress" action per rule and
+/// line — and the fix-all action when some safe fix applies. `context.only` limits the
+/// kinds (`quickfix`, `source.fixAll`, or a prefix of either).
+pub fn code_actions(
+    doc: &Document,
+    uri: &Url,
+    range: Range,
+    context: &CodeActionContext,
+) -> Vec<CodeActionOrCommand> {
     let Some(checked) = doc.checked() else {
         return Vec::new();
     };
+    let mut out = Vec::new();
+    if wanted(context, &CodeActionKind::QUICKFIX) {
+        out.extend(quick_fixes(doc, checked, uri, range, context));
+    }
+    if wanted(context, &fix_all_kind()) {
+        out.extend(fix_all(doc, checked, uri));
+    }
+    out.into_iter().map(CodeActionOrCommand::CodeAction).collect()
+}
+
+/// Whether the request asks for actions of `kind`: no `only`, or an `only` entry that is
+/// `kind` or one of its parents (`source` and `source.fixAll` cover
+/// `source.fixAll.tritonc`).
+fn wanted(context: &CodeActionContext, kind: &CodeActionKind) -> bool {
+    let Some(only) = &context.only else {
+        return true;
+    };
+    let kind = kind.as_str();
+    only.iter().any(|k| {
+        let k = k.as_str();
+        kind == k || kind.strip_prefix(k).is_some_and(|rest| rest.starts_with('.'))
+    })
+}
+
+/// Whether the request's context carries `d` (the same code and range, from this server).
+fn in_context(context: &CodeActionContext, d: &lsp_types::Diagnostic) -> bool {
+    context.diagnostics.iter().any(|c| {
+        c.range == d.range
+            && c.code == d.code
+            && c.source.as_deref().is_none_or(|s| s == SOURCE)
+            && matches!(&c.code, Some(NumberOrString::String(_)))
+    })
+}
+
+fn quick_fixes(
+    doc: &Document,
+    checked: &Checked,
+    uri: &Url,
+    range: Range,
+    context: &CodeActionContext,
+) -> Vec<CodeAction> {
     let mut fixes = Vec::new();
     let mut suppressions = Vec::new();
     let mut suppressed: Vec<(&str, usize)> = Vec::new();
@@ -33,10 +90,10 @@ pub fn code_actions(doc: &Document, uri: &Url, range: Range) -> Vec<CodeActionOr
         let Some(found_at) = range_in(checked, primary) else {
             continue;
         };
-        if !ranges_meet(found_at, range) {
+        let diagnostic = lsp_diagnostic(finding, checked, uri);
+        if !ranges_meet(found_at, range) && !in_context(context, &diagnostic) {
             continue;
         }
-        let diagnostic = lsp_diagnostic(finding, checked, uri);
         if let Some(action) = fix_action(finding, checked, uri, diagnostic.clone()) {
             fixes.push(action);
         }
@@ -56,11 +113,41 @@ pub fn code_actions(doc: &Document, uri: &Url, range: Range) -> Vec<CodeActionOr
             }
         }
     }
-    fixes
-        .into_iter()
-        .chain(suppressions)
-        .map(CodeActionOrCommand::CodeAction)
-        .collect()
+    fixes.into_iter().chain(suppressions).collect()
+}
+
+/// Every safe fix of the document applied at once, as `tritonc lint --fix` applies one
+/// pass (a fix that overlaps an earlier one waits for the next request): one edit that
+/// replaces the document's text. `None` when no safe fix applies, or the document has a
+/// syntax error (a file the parser rejects is never rewritten).
+fn fix_all(doc: &Document, checked: &Checked, uri: &Url) -> Option<CodeAction> {
+    if checked.findings.iter().any(|f| {
+        f.diagnostic.code.0.starts_with('E')
+            && f.diagnostic.severity == tritonc_diagnostics::Severity::Error
+    }) {
+        return None;
+    }
+    let lint_only: Vec<Finding> = checked
+        .findings
+        .iter()
+        .filter(|f| f.diagnostic.code.0.starts_with("TRI"))
+        .cloned()
+        .collect();
+    let text = checked.sources.get(checked.file).text();
+    if text != doc.text() {
+        return None;
+    }
+    let (new_text, fixed) = apply_fixes(text, checked.file, &lint_only, FixMode::Safe);
+    if fixed == 0 || new_text == text {
+        return None;
+    }
+    let whole = doc.range(0, text.len() as u32);
+    Some(CodeAction {
+        title: "Fix all safe tritonc findings".into(),
+        kind: Some(fix_all_kind()),
+        edit: Some(workspace_edit(uri, vec![TextEdit::new(whole, new_text)])),
+        ..Default::default()
+    })
 }
 
 /// Lint rules can be suppressed; front-end errors and the unused-suppression report

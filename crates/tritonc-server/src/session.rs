@@ -141,7 +141,7 @@ impl Server<'_> {
                 };
                 let uri = p.text_document.uri.clone();
                 let result = match self.fresh_document(&uri) {
-                    Some(doc) => Some(actions::code_actions(doc, &uri, p.range)),
+                    Some(doc) => Some(actions::code_actions(doc, &uri, p.range, &p.context)),
                     None => None,
                 };
                 self.send(Response::new_ok(id, result))
@@ -332,7 +332,7 @@ fn initialize_result() -> InitializeResult {
                 },
             )),
             code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, actions::fix_all_kind()]),
                 resolve_provider: Some(false),
                 ..Default::default()
             })),

@@ -238,6 +238,131 @@ fn open_publish_fix_and_exit() {
     assert_eq!(client.shutdown_and_exit(), SessionEnd::Exit);
 }
 
+/// The kernel with an unused suppression on the mask's line: TRI002, whose fix (deleting
+/// the comment) is safe, next to the unsafe TRI101 fix.
+fn kernel_with_unused_noqa() -> String {
+    KERNEL.replace("    mask = offs < n\n", "    mask = offs < n  # noqa: TRI103\n")
+}
+
+fn code_actions(
+    client: &mut Client,
+    uri: &Url,
+    at: Position,
+    diagnostics: Vec<lsp_types::Diagnostic>,
+    only: Option<Vec<lsp_types::CodeActionKind>>,
+) -> Vec<lsp_types::CodeAction> {
+    let r = client.request(
+        req::CodeActionRequest::METHOD,
+        serde_json::to_value(CodeActionParams {
+            text_document: TextDocumentIdentifier::new(uri.clone()),
+            range: Range::new(at, at),
+            context: CodeActionContext {
+                diagnostics,
+                only,
+                trigger_kind: None,
+            },
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        })
+        .unwrap(),
+    );
+    let actions: Vec<CodeActionOrCommand> = serde_json::from_value(r.result.unwrap()).unwrap();
+    actions
+        .into_iter()
+        .map(|a| match a {
+            CodeActionOrCommand::CodeAction(a) => a,
+            CodeActionOrCommand::Command(c) => panic!("a bare command: {c:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn quick_fixes_for_the_context_and_fix_all_of_the_safe_fixes() {
+    let mut client = Client::start();
+    client.initialize();
+    let uri = kernel_uri();
+    let text = kernel_with_unused_noqa();
+    client.open(&uri, &text);
+    let published = client.diagnostics().diagnostics;
+    let mut codes: Vec<_> = published.iter().map(|d| d.code.clone().unwrap()).collect();
+    codes.sort_by_key(|c| format!("{c:?}"));
+    assert_eq!(
+        codes,
+        [
+            NumberOrString::String("TRI002".into()),
+            NumberOrString::String("TRI101".into())
+        ]
+    );
+    let tri101 = published
+        .iter()
+        .find(|d| d.code == Some(NumberOrString::String("TRI101".into())))
+        .unwrap()
+        .clone();
+
+    // The cursor at column 0 of the load's line is outside the finding's range, but the
+    // request carries the line's diagnostic (as editors send it): its actions come back.
+    let at_line_start = Position::new(8, 0);
+    assert!(code_actions(&mut client, &uri, at_line_start, vec![], None)
+        .iter()
+        .all(|a| a.kind.as_ref() != Some(&lsp_types::CodeActionKind::QUICKFIX)));
+    let actions = code_actions(&mut client, &uri, at_line_start, vec![tri101], None);
+    let titles: Vec<&str> = actions.iter().map(|a| a.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Pass `mask=mask` (unsafe fix)",
+            "Suppress TRI101 on this line",
+            "Fix all safe tritonc findings"
+        ]
+    );
+
+    // `only: ["source.fixAll"]` gets the fix-all action alone; it applies the safe fix
+    // (the unused comment goes) and not the unsafe one (the load keeps no mask).
+    let actions = code_actions(
+        &mut client,
+        &uri,
+        at_line_start,
+        vec![],
+        Some(vec![lsp_types::CodeActionKind::SOURCE_FIX_ALL]),
+    );
+    let [fix_all] = actions.as_slice() else {
+        panic!("expected one action, got {actions:#?}")
+    };
+    assert_eq!(
+        fix_all.kind.as_ref().map(|k| k.as_str()),
+        Some("source.fixAll.tritonc")
+    );
+    let edits = &fix_all.edit.as_ref().unwrap().changes.as_ref().unwrap()[&uri];
+    assert_eq!(apply(&text, edits), KERNEL);
+
+    // `only: ["quickfix"]` leaves it out.
+    let actions = code_actions(
+        &mut client,
+        &uri,
+        Position::new(8, 12),
+        vec![],
+        Some(vec![lsp_types::CodeActionKind::QUICKFIX]),
+    );
+    assert!(actions
+        .iter()
+        .all(|a| a.kind.as_ref() == Some(&lsp_types::CodeActionKind::QUICKFIX)));
+    assert_eq!(actions.len(), 2, "{actions:#?}");
+
+    // Without a safe fix in the document there is no fix-all action.
+    client.change(&uri, 2, None, KERNEL);
+    client.diagnostics();
+    let actions = code_actions(
+        &mut client,
+        &uri,
+        at_line_start,
+        vec![],
+        Some(vec![lsp_types::CodeActionKind::SOURCE]),
+    );
+    assert!(actions.is_empty(), "{actions:#?}");
+
+    assert_eq!(client.shutdown_and_exit(), SessionEnd::Exit);
+}
+
 fn edits_range(edit: &Option<lsp_types::WorkspaceEdit>) -> Range {
     let changes = edit.as_ref().unwrap().changes.as_ref().unwrap();
     changes.values().next().unwrap()[0].range
