@@ -26,6 +26,19 @@ pub struct Job<'s> {
 /// recurse over the IR.
 const WORKER_STACK_BYTES: usize = 8 << 20;
 
+/// A pool of one thread per core whose stacks are large enough to parse on
+/// ([`tritonc_syntax::PARSE_STACK_BYTES`]): work run in it (`pool.install`) parses each
+/// file on the worker itself instead of on a thread spawned per file. `None` when the
+/// threads cannot be made; callers then run without it.
+pub fn parse_pool() -> Option<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .stack_size(tritonc_syntax::PARSE_STACK_BYTES)
+        .thread_name(|i| format!("tritonc-check-{i}"))
+        .start_handler(|_| tritonc_syntax::mark_parse_stack_thread())
+        .build()
+        .ok()
+}
+
 /// The back end for `options`, with the default cache directory (`TRITONC_CACHE_DIR`,
 /// else the user's cache directory) unless `no_cache`.
 pub fn backend_for(no_cache: bool, options: BackendOptions) -> Backend {

@@ -54,6 +54,19 @@ const PARSE_STACK: usize = 256 << 20;
 /// parsing many files is built with stacks this large).
 pub const PARSE_STACK_BYTES: usize = PARSE_STACK;
 
+thread_local! {
+    /// Whether this thread's stack is [`PARSE_STACK_BYTES`] large ([`mark_parse_stack_thread`]).
+    static ON_PARSE_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Declares that the calling thread's stack is at least [`PARSE_STACK_BYTES`] large, so
+/// that [`parse_module`] parses on it instead of spawning a thread per file: the start
+/// handler of a thread pool built with stacks that large calls it. (On a smaller stack a
+/// deeply nested file would overflow it and abort the process.)
+pub fn mark_parse_stack_thread() {
+    ON_PARSE_STACK.with(|c| c.set(true));
+}
+
 /// [`parse_module`] without its dedicated thread, for callers that parse many files on
 /// threads whose stacks are [`PARSE_STACK_BYTES`] large (one spawn per file shows up in
 /// profiles of whole-tree runs). On a smaller stack, deeply nested input may overflow it.
@@ -86,6 +99,9 @@ pub fn parse_module(file: FileId, text: &str) -> ParsedModule {
             at,
             "statement is too long to parse (over 1 MiB)",
         );
+    }
+    if ON_PARSE_STACK.with(std::cell::Cell::get) {
+        return parse_module_on_this_thread(file, text);
     }
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()

@@ -47,7 +47,7 @@ mod subset;
 
 pub use codes::codes;
 pub use convert::{
-    parse_module, parse_module_on_this_thread, ParsedModule, MAX_CHAIN, MAX_NESTING,
+    mark_parse_stack_thread, parse_module, parse_module_on_this_thread, ParsedModule, MAX_CHAIN, MAX_NESTING,
     PARSE_STACK_BYTES,
 };
 pub use discovery::{discover, Kernel, ModuleIndex};

@@ -24,8 +24,16 @@ use crate::project::Projects;
 /// can expose another finding whose fix then applies).
 const MAX_FIX_PASSES: usize = 8;
 
-/// Runs `lint`.
+/// Runs `lint`: files are read, parsed and checked on a pool of one thread per core
+/// whose stacks are large enough to parse on (no thread spawned per file).
 pub fn run(args: &LintArgs, out: &Output) -> Exit {
+    match tritonc_driver::jobs::parse_pool() {
+        Some(pool) => pool.install(|| run_here(args, out)),
+        None => run_here(args, out),
+    }
+}
+
+fn run_here(args: &LintArgs, out: &Output) -> Exit {
     let format = args
         .output_format
         .unwrap_or_else(|| LintFormat::from_global(out.format));
