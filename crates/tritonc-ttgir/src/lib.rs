@@ -13,6 +13,9 @@
 //!   K loops that feed tensor-core dots).
 //! - [`allocate`]: `tritonc-allocate-shared` (offsets of shared buffers over their
 //!   lifetimes).
+//! - [`barriers`]: `tritonc-place-barriers` (a barrier wherever shared-memory accesses
+//!   of different threads would race, and nowhere else).
+//! - [`scratch`]: which ops stage values through shared scratch.
 //! - [`accelerate`]: which dots take tensor-core layouts, and the shared layout their
 //!   operands are staged in.
 //! - [`verify`](mod@verify): the encoding rules.
@@ -34,6 +37,7 @@
 
 pub mod accelerate;
 pub mod allocate;
+pub mod barriers;
 pub mod hoist_operands;
 pub mod assign;
 pub mod axis;
@@ -45,6 +49,7 @@ pub mod pipeline;
 mod propagate;
 pub mod reduction;
 pub mod scan;
+pub mod scratch;
 pub mod sink;
 pub mod software_pipeline;
 pub mod verify;
@@ -67,6 +72,7 @@ pub use pipeline::{
     GpuPassList,
 };
 pub use allocate::AllocateShared;
+pub use barriers::PlaceBarriers;
 pub use hoist_operands::HoistDotOperands;
 pub use software_pipeline::PipelineLoops;
 pub use reduction::{default_reduction_schedule, ButterflyStep, CombineTree, ReductionSchedule};

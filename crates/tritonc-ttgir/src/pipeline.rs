@@ -10,6 +10,7 @@ use tritonc_ir::{verify_function, Function};
 use tritonc_target::Target;
 
 use crate::allocate::AllocateShared;
+use crate::barriers::PlaceBarriers;
 use crate::fold::FoldConversions;
 use crate::hoist_operands::HoistDotOperands;
 use crate::software_pipeline::PipelineLoops;
@@ -164,8 +165,8 @@ fn verify_after(pass: &'static str, func: &Function) -> Result<(), TtgirError> {
 
 /// The GPU pass list, in order: layouts for every block, redundant conversions folded
 /// away, conversions moved after narrowing casts, the K loops of tensor-core dots
-/// pipelined, loop-invariant tensor-core operands read from buffers filled once, and the
-/// shared buffers placed.
+/// pipelined, loop-invariant tensor-core operands read from buffers filled once, the
+/// shared buffers placed, and the barriers between shared-memory accesses.
 pub fn gpu_passes() -> GpuPassList {
     GpuPassList::new()
         .add(AssignLayouts)
@@ -174,6 +175,7 @@ pub fn gpu_passes() -> GpuPassList {
         .add(PipelineLoops)
         .add(HoistDotOperands)
         .add(AllocateShared)
+        .add(PlaceBarriers)
 }
 
 /// `func` (tile IR) lowered to the GPU IR by [`gpu_passes`].

@@ -21,14 +21,14 @@
 //!   `ttg.async_commit_group` each), each copy masked off past the trip count (a masked
 //!   `cp.async` writes zeros and reads nothing);
 //! - in iteration `i`: `ttg.async_wait {num = S−1}` (iteration `i`'s copies have landed
-//!   and, being also a barrier, are visible to every thread), then the body, its loads
-//!   replaced by `ttg.local_load` of buffer `i mod S`; at its end a `gpu.barrier` (every
-//!   thread is done reading that buffer), then the slice for iteration `i+S` (from a
+//!   for the thread that issued them), then the body, its loads replaced by
+//!   `ttg.local_load` of buffer `i mod S`; at its end the slice for iteration `i+S` (from a
 //!   carried look-ahead copy of the loop state) and its copies into the same buffer, one
 //!   commit. The copies are issued behind the dot, as Triton's pipeline issues them: their
 //!   address arithmetic and issue overlap the tensor-core work in flight instead of
 //!   delaying the first fragment loads of the iteration. The loop carries the look-ahead
-//!   state and the index of the buffer it reads;
+//!   state and the index of the buffer it reads. The barriers (after the wait, before the
+//!   copies overwrite a buffer other threads may still read) are `tritonc-place-barriers`'s;
 //! - after it, `ttg.async_wait {num = 0}` and a `ttg.local_dealloc` of each buffer.
 //!
 //! `num_stages` is the loop's own (`tl.range(..., num_stages=N)`, kept on its `scf.for`)
@@ -482,11 +482,10 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
         erase_dead(f, &operands);
     }
 
-    // At its end, once every thread is done reading buffer i mod S: copy iteration i + S
-    // into it; then the next buffer to read, and the yield of the new carried values.
+    // At its end: copy iteration i + S into buffer i mod S; then the next buffer to read,
+    // and the yield of the new carried values.
     let mut b = Builder::before(f, term);
     b.set_loc(loc.clone());
-    b.insert(OpKind::Barrier, &[], Vec::new());
     let ahead = b.const_int(i128::from(s), iv_ty);
     let ahead = b.binary(BinaryOp::MulI, ahead, step);
     let iv_ahead = b.binary(BinaryOp::AddI, iv, ahead);

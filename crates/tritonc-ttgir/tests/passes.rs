@@ -214,7 +214,8 @@ fn the_pass_list_is_named_and_in_order() {
             "tritonc-sink-conversions",
             "tritonc-pipeline-loops",
             "tritonc-hoist-dot-operands",
-            "tritonc-allocate-shared"
+            "tritonc-allocate-shared",
+            "tritonc-place-barriers"
         ]
     );
 }
@@ -357,4 +358,88 @@ module {
     assert!(printed.contains("ttg.local_alloc {offset = 18432 : i32}"), "{printed}");
     let again = parse_module(&printed).unwrap();
     assert_eq!(alloc_offsets(&again.functions[0]), alloc_offsets(&m.functions[0]));
+}
+
+/// `text` after `tritonc-place-barriers`, and the line after each barrier it placed.
+fn place_barriers(text: &str) -> (String, Vec<String>) {
+    let mut m = parse_module(text).unwrap();
+    PlaceBarriers.run(&mut m.functions[0], &nvidia4()).unwrap();
+    let printed = m.to_string();
+    let lines: Vec<&str> = printed.lines().collect();
+    let after = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.trim() == "gpu.barrier")
+        .map(|(i, _)| lines[i + 1].trim().to_string())
+        .collect();
+    (printed, after)
+}
+
+#[test]
+fn barriers_separate_scratch_uses_and_nothing_else() {
+    // %0 moves through scratch; %2 reuses it; %5 is recomputed in the new layout (a
+    // splat); %6 moves through scratch again while %0's readers may still read it.
+    let text = kernel(
+        "    %0 = ttg.convert_layout %arg1 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+    %1 = arith.addf %0, %0 : tensor<1024xf32, #b4>, tensor<1024xf32, #b4> -> tensor<1024xf32, #b4>
+    %2 = ttg.convert_layout %arg1 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+    %3 = arith.constant 1.0 : f32
+    %4 = tt.splat %3 : f32 -> tensor<1024xf32, #b8>
+    %5 = ttg.convert_layout %4 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+    %6 = ttg.convert_layout %1 : tensor<1024xf32, #b4> -> tensor<1024xf32, #b8>
+",
+    );
+    let (printed, after) = place_barriers(&text);
+    assert_eq!(after.len(), 1, "{printed}");
+    assert!(after[0].starts_with("%6 = ttg.convert_layout %1"), "{printed}");
+}
+
+#[test]
+fn a_loop_waits_for_the_previous_iterations_readers_inside_its_body() {
+    let text = kernel(
+        "    %0 = arith.constant 0 : i32
+    %1 = arith.constant 4 : i32
+    %2 = arith.constant 1 : i32
+    scf.for %0, %1, %2 : i32, i32, i32 {
+    ^bb0(%arg2: i32):
+      %3 = ttg.convert_layout %arg1 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+      tt.store %arg0, %3 : tensor<1024x!tt.ptr<f32>, #b4>, tensor<1024xf32, #b4>
+      scf.yield
+    }
+",
+    );
+    let (printed, after) = place_barriers(&text);
+    // Nothing before the loop touched shared memory: only the back edge needs one.
+    assert_eq!(after.len(), 1, "{printed}");
+    assert!(after[0].starts_with("%3 = ttg.convert_layout"), "{printed}");
+    let barrier = printed.find("gpu.barrier").unwrap();
+    assert!(barrier > printed.find("scf.for").unwrap(), "{printed}");
+}
+
+#[test]
+fn a_branch_that_used_scratch_makes_the_next_use_wait() {
+    let body = |then: &str| {
+        kernel(&format!(
+            "    %0 = arith.constant true : i1
+    scf.if %0 : i1 {{
+{then}      scf.yield
+    }} else {{
+      scf.yield
+    }}
+    %5 = ttg.convert_layout %arg1 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+    tt.store %arg0, %5 : tensor<1024x!tt.ptr<f32>, #b4>, tensor<1024xf32, #b4>
+"
+        ))
+    };
+    let used = body(
+        "      %1 = ttg.convert_layout %arg1 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+      tt.store %arg0, %1 : tensor<1024x!tt.ptr<f32>, #b4>, tensor<1024xf32, #b4>
+",
+    );
+    let (printed, after) = place_barriers(&used);
+    assert_eq!(after.len(), 1, "{printed}");
+    assert!(after[0].starts_with("%2 = ttg.convert_layout"), "{printed}");
+    // A branch that touches no shared memory needs none.
+    let (printed, after) = place_barriers(&body(""));
+    assert!(after.is_empty(), "{printed}");
 }

@@ -199,7 +199,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         ))?;
         self.mlir(b.barrier())?;
         let got = self.mlir(b.load(slot, ty))?;
-        self.shared_in_use = true;
         Ok(got)
     }
 }

@@ -8,8 +8,9 @@
 //! follows the buffers (`scratch_base`), and elsewhere (a matmul's epilogue) it starts at
 //! 0 again, over the dead buffers. A copy is one `cp.async` per vector of the pointer
 //! block (4, 8 or 16 bytes; `.cg` for 16), its source size 0 where the mask is off (which
-//! writes zeros and reads nothing); `ttg.async_wait` is `cp.async.wait_group` followed by
-//! a barrier. A `ttg.local_load` feeding a tensor-core dot is not a load of its own: the
+//! writes zeros and reads nothing); `ttg.async_wait` is `cp.async.wait_group`. The
+//! barriers around buffer accesses are ops of the GPU IR (`tritonc-place-barriers`). A
+//! `ttg.local_load` feeding a tensor-core dot is not a load of its own: the
 //! dot reads its fragments from the buffer with `ldmatrix` per K step (`mma.rs`).
 
 use melior::ir::{attribute::IntegerAttribute, r#type::IntegerType, Attribute, Type, Value};
@@ -99,11 +100,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                     .buffer_stride_bytes()
                     .ok_or_else(|| self.error("a shared buffer without a size"))?;
                 if self.live_buffers == 0 {
-                    // The buffers may overlap scratch used before: wait for its readers.
-                    // While they are live the scratch moves past them.
-                    if self.shared_in_use {
-                        self.mlir(b.barrier())?;
-                    }
+                    // While buffers are live the scratch moves past them.
                     self.scratch_base = self.pipe_bytes;
                 }
                 self.live_buffers += 1;
@@ -123,7 +120,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::LocalDealloc => {
                 self.live_buffers = self.live_buffers.saturating_sub(1);
                 if self.live_buffers == 0 {
-                    self.shared_in_use = false;
                     self.scratch_base = 0;
                 }
             }
@@ -151,7 +147,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             OpKind::AsyncWait { num } => {
                 let n = IntegerAttribute::new(i32t, i64::from(*num)).into();
                 self.mlir(b.effect("nvvm.cp.async.wait.group", &[], &[("n", n)]))?;
-                self.mlir(b.barrier())?;
                 self.values.insert(data.results()[0], nothing());
             }
             OpKind::LocalLoad => {
@@ -174,7 +169,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
 
     /// Writes the initial block of a `ttg.local_alloc` (a loop-invariant tensor-core dot
     /// operand, `tritonc_ttgir::HoistDotOperands`) into its buffer, where the dot reads
-    /// it, then waits for every thread's stores.
+    /// it (the barrier before its readers is the GPU IR's).
     fn fill_buffer(
         &mut self,
         op: OpId,
@@ -204,12 +199,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let regs = self.operand(op, 0)?.regs;
         let elem = self.elem_type(init)?;
         let staged = view.staged(operand, elem_bytes);
-        if self.shared_in_use {
-            // Earlier readers of these bytes (scratch before the buffers went live).
-            self.mlir(self.b.barrier())?;
-        }
         self.stage_write(&regs, elem, &linear, &staged)?;
-        self.mlir(self.b.barrier())?;
         Ok(())
     }
 

@@ -6,10 +6,6 @@
 //! values); scalars are one value. Layout assignment has already given every value
 //! flowing into one carried slot the same layout (inserting conversions on the uses
 //! that differ), so the register lists line up.
-//!
-//! Shared scratch is conservatively assumed in use at the start of every region and
-//! after the op: a loop's second iteration may write scratch the first one's slower
-//! warps still read, so the first write in a body waits at a barrier.
 
 use melior::ir::{BlockLike, Type, Value, ValueLike};
 use tritonc_ir::{BlockId, OpId, OpKind};
@@ -108,7 +104,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         self.b = inner;
         let saved = self.converted.clone();
         let saved_offsets = self.offsets.clone();
-        self.shared_in_use = true;
         let result = (|| {
             let Some(block) = block else {
                 return self.mlir(self.b.effect("scf.yield", &[], &[]));
@@ -143,7 +138,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         self.converted = saved;
         self.offsets = saved_offsets;
         self.b = outer;
-        self.shared_in_use = true;
         result
     }
 

@@ -173,7 +173,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         self.b = outer;
         self.offsets = saved_offsets;
         result?;
-        self.shared_in_use = true;
         self.values.insert(r, Lowered::block(results));
         Ok(())
     }

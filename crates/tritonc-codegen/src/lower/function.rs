@@ -92,8 +92,16 @@ pub(crate) struct FunctionLowering<'l, 'c, 'a> {
     thread: Option<(Value<'c, 'a>, Value<'c, 'a>)>,
     /// Bytes of shared scratch the kernel needs (the largest single use).
     pub shared_bytes: u32,
-    /// Whether shared scratch was read since the last barrier (a write must wait).
-    pub shared_in_use: bool,
+    /// The ops that may stage values through shared scratch
+    /// ([`tritonc_ttgir::scratch::scratch_ops`]); the barriers between them are the GPU
+    /// IR's (`tritonc-place-barriers`).
+    pub scratch_ops: std::collections::HashSet<OpId>,
+    /// The op that last claimed scratch: a second claim by the same op (a later phase of
+    /// it) waits for the first phase's readers.
+    pub scratch_owner: Option<OpId>,
+    /// A GPU-IR barrier just before this scratch op, emitted where the op first writes
+    /// its scratch (after its in-register phases) instead of before the whole op.
+    pub deferred_barrier: Option<OpId>,
     pub current_op: Option<OpId>,
     /// The oldest compute capability the emitted code runs on (fp8 conversions need
     /// sm_89), with the op that needs it.
@@ -155,7 +163,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             offsets: HashMap::new(),
             thread: None,
             shared_bytes: 0,
-            shared_in_use: false,
+            scratch_ops: tritonc_ttgir::scratch::scratch_ops(func, layouts),
+            scratch_owner: None,
+            deferred_barrier: None,
             current_op: None,
             externs: std::collections::BTreeMap::new(),
             requires_sm: None,
@@ -539,6 +549,16 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     }
 
     pub fn lower_op(&mut self, op: OpId) -> Result<(), LowerError> {
+        let lowered = self.lower_op_kind(op);
+        if self.deferred_barrier == Some(op) {
+            // The op did not use its scratch after all (a conversion recomputed).
+            self.deferred_barrier = None;
+            self.mlir(self.b.barrier())?;
+        }
+        lowered
+    }
+
+    fn lower_op_kind(&mut self, op: OpId) -> Result<(), LowerError> {
         self.at_op(op);
         let kind = self.func.kind(op).clone();
         let data = self.func.op(op);
@@ -637,7 +657,16 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             | OpKind::Split
             | OpKind::Cat => self.lower_shape_op(op),
             OpKind::Barrier => {
-                self.mlir(b.barrier())?;
+                let block = self.func.op(op).parent();
+                let next = block.and_then(|blk| {
+                    let ops = self.func.block(blk).ops();
+                    let at = ops.iter().position(|&o| o == op)?;
+                    ops.get(at + 1).copied()
+                });
+                match next.filter(|n| self.scratch_ops.contains(n)) {
+                    Some(n) => self.deferred_barrier = Some(n),
+                    None => self.mlir(b.barrier())?,
+                }
                 Ok(())
             }
             OpKind::ConvertLayout => self.lower_convert_layout(op),

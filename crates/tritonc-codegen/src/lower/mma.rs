@@ -467,7 +467,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 .map(|(d, c)| self.mlir(self.b.binary("arith.addf", d, c)))
                 .collect::<Result<_, _>>()?;
         }
-        self.shared_in_use = true;
         self.values.insert(r, Lowered::block(acc));
         Ok(())
     }

@@ -345,7 +345,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         } else {
             self.fold_partials_by_lanes(op, linear, partials, elems, accs, order, &elem_types, dtypes, &segment, out_base, &out_const)?;
         }
-        self.shared_in_use = true;
         Ok(())
     }
 

@@ -328,7 +328,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             let total_k = self.balanced(op, all)?;
             t.insert(k, total_k);
         }
-        self.shared_in_use = true;
         Ok(())
     }
 

@@ -84,7 +84,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             let regs = self.shared_read(elem, &linear, strides, *offset, 0)?;
             self.values.insert(results[j], Lowered::block(regs));
         }
-        self.shared_in_use = true;
         Ok(())
     }
 }

@@ -86,15 +86,29 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         self.mlir(b.element_ptr(base, index, elem))
     }
 
-    /// Waits for earlier readers of the shared scratch before it is written again.
+    /// Takes `bytes` of shared scratch for the current op. Barriers against other ops'
+    /// accesses are in the GPU IR already (`tritonc-place-barriers`, from the same
+    /// [`tritonc_ttgir::scratch::scratch_ops`]): an op it does not list is refused, and a
+    /// second claim by one op waits for the readers of its first.
     pub(super) fn claim_shared(&mut self, bytes: u64) -> Result<(), LowerError> {
         let bytes = u32::try_from(bytes).map_err(|_| self.error("shared scratch over 4 GiB"))?;
+        let op = self
+            .current_op
+            .filter(|op| self.scratch_ops.contains(op))
+            .ok_or_else(|| {
+                self.error("internal: an op uses shared scratch the barrier placement did not expect")
+            })?;
         self.shared_bytes = self
             .shared_bytes
             .max(self.scratch_base + bytes.next_multiple_of(16));
-        if self.shared_in_use {
+        if self.deferred_barrier == Some(op) {
+            // The GPU IR's barrier before this op, where the op first writes scratch.
+            self.deferred_barrier = None;
+            self.mlir(self.b.barrier())?;
+        } else if self.scratch_owner == Some(op) {
             self.mlir(self.b.barrier())?;
         }
+        self.scratch_owner = Some(op);
         Ok(())
     }
 
@@ -166,7 +180,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 v
             });
         }
-        self.shared_in_use = true;
         Ok(out)
     }
 }
