@@ -43,7 +43,9 @@ pub fn code_actions(
     if wanted(context, &fix_all_kind()) {
         out.extend(fix_all(doc, checked, uri));
     }
-    out.into_iter().map(CodeActionOrCommand::CodeAction).collect()
+    out.into_iter()
+        .map(CodeActionOrCommand::CodeAction)
+        .collect()
 }
 
 /// Whether the request asks for actions of `kind`: no `only`, or an `only` entry that is
@@ -56,7 +58,10 @@ fn wanted(context: &CodeActionContext, kind: &CodeActionKind) -> bool {
     let kind = kind.as_str();
     only.iter().any(|k| {
         let k = k.as_str();
-        kind == k || kind.strip_prefix(k).is_some_and(|rest| rest.starts_with('.'))
+        kind == k
+            || kind
+                .strip_prefix(k)
+                .is_some_and(|rest| rest.starts_with('.'))
     })
 }
 

@@ -589,7 +589,9 @@ fn reshaped_axis(from: &[u64], to: &[u64], axis: usize) -> Option<usize> {
     if from.contains(&0) || from.iter().product::<u64>() != to.iter().product::<u64>() {
         return None;
     }
-    let starts: Vec<u64> = (0..from.len()).map(|j| from[..j].iter().product()).collect();
+    let starts: Vec<u64> = (0..from.len())
+        .map(|j| from[..j].iter().product())
+        .collect();
     // A dim the reshape keeps.
     if let Some(j) = (0..from.len()).find(|&j| from[j] == to[axis] && starts[j] == before) {
         return Some(j);

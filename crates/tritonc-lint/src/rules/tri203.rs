@@ -715,7 +715,10 @@ fn symbolic_range_off_last(f: &Function, index: Value) -> bool {
         }
     }
     match crate::analysis::def_op(f, v) {
-        Some(op) if f.value_type(v).rank() == 2 && matches!(f.kind(op), OpKind::ExpandDims { axis: 1 }) => {
+        Some(op)
+            if f.value_type(v).rank() == 2
+                && matches!(f.kind(op), OpKind::ExpandDims { axis: 1 }) =>
+        {
             symbolic_range_along_last(f, f.op(op).operands()[0])
         }
         _ => false,
