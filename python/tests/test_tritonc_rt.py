@@ -189,6 +189,35 @@ class TritoncRt(unittest.TestCase):
         self.assertEqual(run.returncode, 3, run.stderr)
         self.assertIn("add: no NVIDIA driver: libcuda.so.1 could not be loaded", run.stderr)
 
+    def test_tuning_tables_dispatch_by_the_documented_rule(self):
+        from tritonc_rt import _tuned
+
+        def table(entries):
+            return _tuned.TuneTable({
+                "kernel": "k", "device": "NVIDIA H200", "key": ["M", "dt"],
+                "configs": [{"label": f"c{i}", "values": {"BLOCK": 16 << i}, "num_warps": 4,
+                             "num_stages": 3} for i in range(3)],
+                "entries": [{"key": {"M": m, "dt": dt}, "winner": w,
+                             "variants": [{"bundle": None, "digest": f"d{i}-{m}"} for i in range(3)]}
+                            for m, dt, w in entries]})
+
+        # The same cases as tritonc_bundle::tuned's test of the rule.
+        t = table([(1024, "fp16", 1), (8192, "fp16", 2), (4096, "fp32", 0)])
+        self.assertEqual(t.choose({"M": 1024, "dt": "fp16"}), (1, "exact"))
+        self.assertEqual(t.choose({"M": 2048, "dt": "fp16"}), (1, "nearest"))
+        self.assertEqual(t.choose({"M": 5000, "dt": "fp16"}), (2, "nearest"))
+        tie = table([(512, "fp16", 2), (2048, "fp16", 1)])
+        self.assertEqual(tie.choose({"M": 1024, "dt": "fp16"}), (2, "nearest"))
+        self.assertEqual(t.choose({"M": 1024, "dt": "bf16"}), (0, "default"))
+        self.assertEqual(t.meta_names(), ["BLOCK"])
+        digests = {f"d{i}-{m}" for i in range(3) for m in (1024, 8192, 4096)}
+        self.assertEqual(len(_tuned.matching_table([t], "NVIDIA H200", digests).entries), 3)
+        self.assertIsNone(_tuned.matching_table([t], "NVIDIA A100", digests))
+        # 8192's variants recompiled: its entry is left out, 5000 goes to 1024's winner.
+        digests.discard("d2-8192")
+        usable = _tuned.matching_table([t], "NVIDIA H200", digests)
+        self.assertEqual(usable.choose({"M": 5000, "dt": "fp16"}), (1, "nearest"))
+
     def test_docs_python_md_shows_the_example(self):
         with open(os.path.join(ROOT, "docs", "python.md")) as f:
             doc = f.read()

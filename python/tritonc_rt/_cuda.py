@@ -94,6 +94,14 @@ class Driver:
             self.check("cuCtxGetDevice", self.lib.cuCtxGetDevice(ctypes.byref(dev)))
         return int(ctx.value), dev.value
 
+    def device_name(self, device: int) -> str:
+        """``cuDeviceGetName`` of CUDA device ``device``."""
+        dev = ctypes.c_int(0)
+        self.check("cuDeviceGet", self.lib.cuDeviceGet(ctypes.byref(dev), device))
+        name = ctypes.create_string_buffer(256)
+        self.check("cuDeviceGetName", self.lib.cuDeviceGetName(name, 256, dev))
+        return name.value.decode(errors="replace")
+
     def capability(self, dev: int) -> Tuple[int, int]:
         major, minor = ctypes.c_int(0), ctypes.c_int(0)
         self.check("cuDeviceGetAttribute",

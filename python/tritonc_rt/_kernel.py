@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._bundle import Bundle, BundleError, load_bundle
 from ._check import LaunchError, check_args, specialization_score
-from . import _fast
+from . import _fast, _tuned
 from ._cuda import Loaded, driver
 
 Grid = Union[int, Sequence[int], Callable[[Dict[str, Any]], Sequence[int]]]
@@ -38,7 +38,11 @@ def load(path: str) -> "Kernel":
                if os.path.isfile(os.path.join(path, n, "bundle.json"))]
     if not bundles:
         raise BundleError(f"{path}: no bundle (a directory holding bundle.json) here")
-    return Kernel(bundles)
+    kernel = Kernel(bundles)
+    # Tuning tables of `tritonc tune` next to the variants: a launch that leaves the
+    # tuned meta-parameters out takes them from the table (docs/tune.md, "Dispatch").
+    kernel._tables = _tuned.tables_in(path, kernel.name)
+    return kernel
 
 
 class Kernel:
@@ -59,6 +63,10 @@ class Kernel:
         # The fast path (_fast.py), built after the first launch has loaded the driver;
         # False: not built yet.
         self._fast: Any = False
+        # Tuning tables (`tritonc tune`) found next to the variants.
+        self._tables: List[_tuned.TuneTable] = []
+        #: How the last launch's config was chosen from a tuning table, if it was.
+        self.last_tuned: Optional[str] = None
 
     def __repr__(self) -> str:
         return f"<tritonc_rt.Kernel {self.name} ({len(self.variants)} variant(s))>"
@@ -66,7 +74,7 @@ class Kernel:
     def __getitem__(self, grid: Grid) -> Callable[..., None]:
         def launcher(*args: Any, stream: Optional[int] = None, **kwargs: Any) -> None:
             fast = self._fast
-            if fast:
+            if fast and not (self._tables and self._tuned_missing(args, kwargs)):
                 try:
                     if fast(grid, stream, *args, **kwargs):
                         return
@@ -103,11 +111,13 @@ class Kernel:
                     raise TypeError(f"{self.name} is missing the argument `{name}`")
         return bound
 
-    def select(self, bound: Sequence[Any], stream: Optional[int] = None) -> Tuple[Loaded, List[Any]]:
-        """The most specialized variant that accepts ``bound``, and its parameters
-        (``stream``: the launch's, for tensors exported through DLPack)."""
+    def select(self, bound: Sequence[Any], stream: Optional[int] = None,
+               among: Optional[List[Loaded]] = None) -> Tuple[Loaded, List[Any]]:
+        """The most specialized variant (of ``among``, default all) that accepts
+        ``bound``, and its parameters (``stream``: the launch's, for tensors exported
+        through DLPack)."""
         refusals = []
-        for v in self.variants:
+        for v in (self.variants if among is None else among):
             try:
                 return v, check_args(v.bundle, bound, stream)
             except LaunchError as e:
@@ -120,6 +130,9 @@ class Kernel:
         """Checks the arguments, then launches asynchronously on ``stream`` (a
         ``CUstream`` handle as an int; default: PyTorch's current stream when PyTorch is
         loaded, else the default stream)."""
+        only = None
+        if self._tables and self._tuned_missing(args, kwargs):
+            only, kwargs = self._tuned_config(args, kwargs)
         bound = self.bind(args, kwargs)
         device = _device_of(bound)
         # The stream, known before the checks (a DLPack producer is told it); PyTorch's
@@ -127,7 +140,7 @@ class Kernel:
         given = stream
         if stream is None:
             stream = _current_stream(device)
-        variant, values = self.select(bound, stream)
+        variant, values = self.select(bound, stream, only)
         if callable(grid):
             grid = grid(dict(zip(self.params, bound)))
         dims = (grid,) if isinstance(grid, int) else tuple(grid)
@@ -147,6 +160,50 @@ class Kernel:
         d.launch(function, dims, 32 * b.num_warps, b.dynamic_shared_bytes, stream, values)
         if self._fast is False and os.environ.get("TRITONC_RT_FAST", "1") != "0":
             self._fast = _fast.build(self.name, self.params, self.variants, d.fast_state())
+
+
+    def _tuned_missing(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> bool:
+        """Whether the tuning table decides this call's config: it leaves out a
+        meta-parameter the configs set, or the configs set none (warps, stages)."""
+        given = set(self.params[:len(args)]) | set(kwargs)
+        names = [n for t in self._tables for n in t.meta_names()]
+        # Configs that differ in warps or stages only: the table always decides.
+        return not names or any(n not in given for n in names)
+
+    def _tuned_config(self, args: Sequence[Any], kwargs: Dict[str, Any]):
+        """The variant and the keyword arguments completed with the config the table
+        for this device picks for the actual key values; the first variant's values
+        when no table fits (the dispatch rule's default)."""
+        named = dict(zip(self.params, args))
+        named.update(kwargs)
+        device = _device_of([named[p] for p in self.params if p in named])
+        digests = {_tuned.code_digest(v.bundle) for v in self.variants}
+        table = _tuned.matching_table(self._tables, _device_name(device), digests)
+        if table is None:
+            table, index = self._tables[0], 0
+            self.last_tuned = "config 0 (default: no tuning table for this device)"
+        else:
+            key = {k: _tuned.key_value(named.get(k)) for k in table.key}
+            index, how = table.choose(key)
+            self.last_tuned = f"config {index} ({how})"
+        config = table.configs[index]
+        kwargs = dict(kwargs)
+        for k, v in config["values"].items():
+            kwargs.setdefault(k, v)
+        # The config's variants (its warps and stages: constexpr values alone do not
+        # tell configs apart); the most specialized that accepts the arguments launches.
+        mine = [v for v in self.variants
+                if v.bundle.num_warps == config["num_warps"]
+                and int(v.bundle.meta["key"].get("num_stages", 3)) == config["num_stages"]]
+        return (mine or None), kwargs
+
+
+def _device_name(device: int) -> str:
+    """The CUDA device's name (``NVIDIA H200``), as tuning tables record it."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        return str(torch.cuda.get_device_name(device))
+    return driver().device_name(device)
 
 
 def _device_of(bound: Sequence[Any]) -> int:

@@ -36,6 +36,7 @@ mod driver;
 mod elf;
 pub mod meta;
 pub mod ptx;
+pub mod tuned;
 
 pub use bundle::{
     list_bundle_dirs, ptx_target, Bundle, BundleError, BUNDLE_EXTENSION, CUBIN_FILE, HSACO_FILE,

@@ -35,6 +35,9 @@ pub const NO_PYTHON_FILES: Code = Code("E0513");
 pub const CANNOT_WRITE_OUTPUT: Code = Code("E0514");
 /// ptxas ran past its time or memory bound, or a bound's variable is malformed.
 pub const PTXAS_BOUND: Code = Code("E0515");
+/// `tritonc tune` was given a kernel it cannot tune: no `@triton.autotune`, or a part of
+/// the decorator tritonc cannot evaluate.
+pub const NOT_AUTOTUNED: Code = Code("E0516");
 /// The requested feature is not available in this build.
 pub const NOT_IMPLEMENTED: Code = Code("E0590");
 /// The back end cannot lower the kernel yet.
@@ -386,6 +389,31 @@ error[E0515]: `ptxas -arch=sm_90` ran past its time bound of 1 s and was stopped
 ## Use instead
 
 Check the block sizes, or allow more: `TRITONC_PTXAS_TIMEOUT=30m TRITONC_PTXAS_MEMORY=64G`.
+",
+    },
+    CodeDoc {
+        code: NOT_AUTOTUNED,
+        name: "not-autotuned",
+        summary: "`tritonc tune` cannot tune this kernel",
+        explanation: "\
+`tritonc tune` times the configs of a kernel's `@triton.autotune` decorator. It reports
+this error when the kernel has no such decorator, or when a part of the decorator would
+make the configs run differently than tritonc can run them: configs it cannot read, a
+`pre_hook` or `post_hook` (Python code around every run), a `prune_configs_by` that is not
+a dict display, an `early_config_prune` whose body the compile-time evaluator cannot run,
+or `reset_to_zero`/`restore_value` naming no parameter. The label points at the part.
+
+## Example
+
+```python
+@triton.autotune(configs=[...], key=['n'], pre_hook=zero_y)
+```
+
+## Use instead
+
+```python
+@triton.autotune(configs=[...], key=['n'], reset_to_zero=['y_ptr'])
+```
 ",
     },
     CodeDoc {

@@ -19,6 +19,8 @@
 //! - **Options** ([`options::Options`]): every setting that decides the code, one struct,
 //!   recorded whole in the compile cache's key.
 //! - **Stages** ([`target::Stage`], [`stages::stage_text`]): the printable stages.
+//! - **Tuning** ([`tune`]): `tritonc tune`'s configs, pruning, checked runs, timing on a
+//!   GPU or the interpreter, the winners' table, and the dispatch rule `run` follows.
 //! - **Back end** ([`backend`], behind the `mlir` feature): code generation, ptxas
 //!   through `tritonc-toolchain`, bundles; the compile **cache** ([`cache`]) and the
 //!   parallel compile **jobs** ([`jobs`]).
@@ -61,4 +63,5 @@ pub mod project;
 pub mod select;
 pub mod stages;
 pub mod target;
+pub mod tune;
 pub mod variants;

@@ -71,6 +71,11 @@ impl Kernel {
         &self.meta
     }
 
+    /// The device it is loaded on.
+    pub fn device(&self) -> Device {
+        self.device.clone()
+    }
+
     /// Which of the bundle's code was loaded.
     pub fn code(&self) -> CodeChoice {
         self.code
@@ -169,6 +174,21 @@ impl PreparedLaunch<'_> {
         self.launch_bound_on(stream)
     }
 
+    /// The device the kernel is loaded on.
+    pub(crate) fn device(&self) -> Device {
+        self.kernel.device.clone()
+    }
+
+    /// Makes the kernel's device current on the calling thread.
+    pub(crate) fn bind(&self) -> Result<(), RuntimeError> {
+        self.kernel.function.bind()
+    }
+
+    /// [`Self::launch_bound`] for the timing loop.
+    pub(crate) fn launch_bound_default(&mut self) -> Result<(), RuntimeError> {
+        self.launch_bound()
+    }
+
     /// Enqueues on the default stream without making the device current (the caller did).
     fn launch_bound(&mut self) -> Result<(), RuntimeError> {
         self.launch_bound_on(Stream::DEFAULT)
@@ -247,7 +267,7 @@ pub struct LaunchTimings {
 impl LaunchTimings {
     /// Median GPU time in milliseconds.
     pub fn median_gpu_ms(&self) -> f64 {
-        median(self.gpu_ms.iter().map(|&x| f64::from(x)).collect())
+        crate::timing::median(&self.gpu_ms.iter().map(|&x| f64::from(x)).collect::<Vec<_>>())
     }
 
     /// Fastest GPU time in milliseconds.
@@ -257,19 +277,6 @@ impl LaunchTimings {
 
     /// Median host time of one launch call, in microseconds.
     pub fn median_host_us(&self) -> f64 {
-        median(self.host_us.clone())
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
+        crate::timing::median(&self.host_us)
     }
 }

@@ -55,6 +55,7 @@ mod error;
 mod hip;
 mod kernel;
 mod select;
+mod timing;
 mod variants;
 
 pub use args::{Arg, DevicePtr, Grid, Stream};
@@ -68,5 +69,6 @@ pub use select::{
     CodeChoice,
 };
 pub use tritonc_bundle::{Bundle, BundleMeta, ConstValue};
+pub use timing::{median, L2Flush, TimingMethod};
 pub use variants::{EmbeddedBundle, SpecializationMiss, Variants};
 pub use tritonc_ir::DType;

@@ -59,6 +59,17 @@ pub struct Variants {
     order: Vec<usize>,
 }
 
+/// Whether a compiled constexpr value is a tuning table's value.
+fn const_is(c: &tritonc_bundle::ConstValue, v: &serde_json::Value) -> bool {
+    use tritonc_bundle::ConstValue;
+    match c {
+        ConstValue::Int(i) => v.as_i64() == Some(*i),
+        ConstValue::Bool(b) => v.as_bool() == Some(*b),
+        ConstValue::Float(f) => v.as_f64() == Some(*f),
+        _ => false,
+    }
+}
+
 /// Slot indices sorted by [`preference`], highest first, ties in declaration order.
 fn preference_order(slots: &[Slot]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..slots.len()).collect();
@@ -136,6 +147,46 @@ impl Variants {
     /// Why variant `index` cannot run on the device, if it cannot.
     pub fn unusable(&self, index: usize) -> Option<&str> {
         self.slots.get(index)?.unusable.as_deref()
+    }
+
+    /// Each variant's code digest ([`tritonc_bundle::tuned::code_digest`]), in order: what
+    /// [`tritonc_bundle::tuned::find_table`] matches a tuning table against.
+    pub fn digests(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .map(|s| tritonc_bundle::tuned::code_digest(&s.bundle))
+            .collect()
+    }
+
+    /// The variant to launch for the actual autotune key values `key` and arguments
+    /// `args` by a tuning table (`tritonc tune`, docs/tune.md): the config the dispatch
+    /// rule of [`tritonc_bundle::tuned`] picks (exact, else nearest, else the first
+    /// config), among the table's entries whose variants are all here (an entry measured
+    /// on other code is left out), then the most specialized variant of that config —
+    /// its meta-parameter values, warps and stages — whose assumptions `args` satisfy.
+    /// `None` when no variant of the config accepts the arguments.
+    pub fn select_tuned(
+        &self,
+        table: &tritonc_bundle::tuned::TuneTable,
+        key: &std::collections::BTreeMap<String, serde_json::Value>,
+        args: &[Arg],
+    ) -> Option<(usize, tritonc_bundle::tuned::Choice)> {
+        let table = table.usable(&self.digests());
+        let (config, choice) = table.choose(key);
+        let config = table.configs.get(config)?;
+        let index = self.order.iter().copied().find(|&i| {
+            let meta = &self.slots[i].bundle.meta;
+            meta.num_warps == config.num_warps
+                && meta.key.num_stages == config.num_stages
+                && config.values.iter().all(|(name, v)| {
+                    meta.params.iter().any(|p| {
+                        &p.name == name
+                            && matches!(&p.role, tritonc_bundle::ParamRole::Constexpr(c) if const_is(c, v))
+                    })
+                })
+                && check_and_marshal(meta, args).is_ok()
+        })?;
+        Some((index, choice))
     }
 
     /// The variants without a device: every one is taken to run on the GPU, so

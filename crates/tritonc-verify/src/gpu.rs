@@ -140,6 +140,8 @@ pub struct GpuExecutor<S: BundleSource> {
     ordinal: usize,
     source: S,
     kernels: HashMap<String, Kernel>,
+    /// The L2 flush buffer of [`GpuExecutor::time`], by size.
+    flush: Option<(u64, tritonc_runtime::L2Flush)>,
 }
 
 impl<S: BundleSource> GpuExecutor<S> {
@@ -157,6 +159,7 @@ impl<S: BundleSource> GpuExecutor<S> {
             ordinal,
             source,
             kernels: HashMap::new(),
+            flush: None,
         }
     }
 
@@ -262,6 +265,73 @@ impl<S: BundleSource> GpuExecutor<S> {
             stats.memory_used = Some((first, last));
         }
         Ok(stats)
+    }
+}
+
+impl<S: BundleSource> GpuExecutor<S> {
+    /// Where the bundles come from (to change what the next case runs with).
+    pub fn source_mut(&mut self) -> &mut S {
+        &mut self.source
+    }
+
+    /// Times `case` by `method` ([`tritonc_runtime::TimingMethod`]: warm-up, L2 flushed,
+    /// GPU events around each launch), with the buffers `restore` names put back to the
+    /// case's initial bytes before every launch. Returns each round in milliseconds.
+    pub fn time(
+        &mut self,
+        case: &PreparedCase,
+        method: &tritonc_runtime::TimingMethod,
+        restore: &[BufferId],
+    ) -> Result<Vec<f64>, ExecError> {
+        let device = self.open()?.clone();
+        let rt = |e: tritonc_runtime::RuntimeError| runtime_error(&e);
+        let host: Vec<&[u8]> = case
+            .launch
+            .memory
+            .buffers()
+            .iter()
+            .map(|b| b.bytes.as_slice())
+            .collect();
+        let buffers: Vec<DeviceBuffer> = host
+            .iter()
+            .map(|bytes| device.upload::<u8>(bytes))
+            .collect::<Result<_, _>>()
+            .map_err(rt)?;
+        let args = launch_args(case, |id| buffers[id.0 as usize].ptr().addr)
+            .map_err(|m| ExecError::new(ExecErrorKind::Failed, m))?;
+        let bundles = self
+            .source
+            .bundles_for(case)
+            .map_err(|m| ExecError::new(ExecErrorKind::Refused, m))?;
+        let chosen = select_variant_on(&bundles, &args, Some(&device)).map_err(rt)?;
+        let bundle = &bundles[chosen];
+        let cache_key = format!("{}-{}", bundle.meta.key_hash, bundle.meta.target);
+        if !self.kernels.contains_key(&cache_key) {
+            let kernel = device.load(bundle).map_err(rt)?;
+            self.kernels.insert(cache_key.clone(), kernel);
+        }
+        if self.flush.as_ref().is_none_or(|(bytes, _)| *bytes != method.flush_bytes) {
+            self.flush = None;
+            let flush = tritonc_runtime::L2Flush::new(&device, method.flush_bytes).map_err(rt)?;
+            self.flush = Some((method.flush_bytes, flush));
+        }
+        let flush = &self.flush.as_ref().expect("set just above").1;
+        let kernel = &self.kernels[&cache_key];
+        let mut prepared = kernel.prepare(grid(case), &args).map_err(rt)?;
+        let mut put_back = || -> Result<(), tritonc_runtime::RuntimeError> {
+            for id in restore {
+                let i = id.0 as usize;
+                if let (Some(buf), Some(bytes)) = (buffers.get(i), host.get(i)) {
+                    buf.copy_from_host::<u8>(bytes)?;
+                }
+            }
+            Ok(())
+        };
+        let rounds = prepared
+            .time_rounds(method, flush, &mut put_back)
+            .map_err(rt)?;
+        device.synchronize().map_err(rt)?;
+        Ok(rounds)
     }
 }
 

@@ -33,6 +33,8 @@ pub enum Command {
     Run(RunArgs),
     /// Verify a kernel from a launch spec against the interpreter.
     Verify(VerifyArgs),
+    /// Autotune a kernel's `@triton.autotune` configs on the GPU and keep the winners.
+    Tune(TuneArgs),
     /// Explain a diagnostic code or rule name, or list every code.
     Rule(RuleArgs),
     /// Serve lint diagnostics and fixes to editors (the language server protocol, stdio).
@@ -293,6 +295,81 @@ pub struct VerifyArgs {
     /// whose reduction and scan order the interpreter replays (a bundle's own otherwise).
     #[arg(long, value_name = "ARCH", default_value = "sm_90")]
     pub target: String,
+}
+
+/// `tritonc tune`.
+///
+/// Compiles every config of the spec's autotuned kernel in parallel, runs each on the
+/// spec's shapes (or `--key` values) from the same inputs, checks its answer against the
+/// first config's, times the correct ones (warm-up, L2 flushed, median of rounds) and
+/// records the fastest per key value in a tuning table next to the bundles, which `tritonc
+/// run` and the Rust and Python launchers read. docs/tune.md has the details.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// Launch specs (TOML) of autotuned kernels, or directories of them (a
+    /// `tritonc_rt.capture` output): their shapes are the tuning shapes.
+    #[arg(value_name = "SPEC", required = true)]
+    pub specs: Vec<PathBuf>,
+    /// Tune these key values instead of the spec's: `--key M=4096` sets the argument, or
+    /// the tensor dim it is read from (`M = "a.shape[0]"`); repeat for several keys.
+    #[arg(long = "key", value_name = "NAME=VALUE")]
+    pub keys: Vec<String>,
+    /// Use the variants in this directory (compiled earlier with `--compile-only -o DIR`)
+    /// instead of compiling: what a GPU host without the compiler does. The tuning table
+    /// is written there.
+    #[arg(long, value_name = "DIR", conflicts_with = "output_dir")]
+    pub bundle: Option<PathBuf>,
+    /// Where the variants and the tuning table go [default: tritonc-out].
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// Compile every config's variant and stop (no GPU needed).
+    #[arg(long, conflicts_with_all = ["bundle", "interpret"])]
+    pub compile_only: bool,
+    /// Run the configs on the CPU interpreter instead of a GPU (for testing the tuning:
+    /// its times are the interpreter's).
+    #[arg(long)]
+    pub interpret: bool,
+    /// What each config's answer is checked against: the first config that runs
+    /// (Triton's order), or the interpreter running it.
+    #[arg(long, value_enum, default_value_t = ReferenceArg::First)]
+    pub reference: ReferenceArg,
+    /// Tune again even when the table already holds these key values.
+    #[arg(long)]
+    pub force: bool,
+    /// Timed rounds per config.
+    #[arg(long, value_name = "N", default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: u32,
+    /// Untimed launches per config before the rounds.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub warmup: u32,
+    /// MiB written before every timed launch to flush L2 (0: no flush).
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    pub flush_mib: u64,
+    /// Use at most N GPUs (one worker each; default: every GPU of GPU 0's model); with
+    /// `--interpret`, the number of interpreter workers (default 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub devices: Option<u32>,
+    /// The target to compile for.
+    #[arg(long, value_name = "ARCH", default_value = "sm_90")]
+    pub target: String,
+    /// Compile on N threads (default: one per core).
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    /// Neither read nor write the compile cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `tritonc tune --reference`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReferenceArg {
+    /// The first config that runs.
+    First,
+    /// The interpreter running the first config's kernel.
+    Interpreter,
 }
 
 /// `tritonc rule`.

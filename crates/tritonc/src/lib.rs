@@ -28,6 +28,7 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Lint(args) => commands::lint::run(args, &out),
         Command::Run(args) => commands::run::run(args, &out),
         Command::Verify(args) => commands::verify::run(args, &out),
+        Command::Tune(args) => commands::tune::run(args, &out),
         Command::Rule(args) => commands::rule::run(args, &out),
         Command::Server(args) => commands::server::run(args, &out),
         Command::Cache(args) => commands::cache::run(args, &out),

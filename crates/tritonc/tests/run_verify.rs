@@ -3,6 +3,8 @@
 //! interpreter stands in, and without a driver `run` must say so with exit 3.
 
 mod common;
+#[path = "run_verify/tune.rs"]
+mod tune;
 
 use std::path::{Path, PathBuf};
 

@@ -14,7 +14,8 @@ pub mod ops;
 use indexmap::IndexMap;
 use tritonc_diagnostics::{Diagnostic, Span};
 use tritonc_syntax::ast::{
-    Constant, Expr, ExprKind, FStringPart, FunctionDef, Param, ParamKind, Stmt, StmtKind,
+    Comprehension, ComprehensionKind, Constant, Expr, ExprKind, FStringPart, FunctionDef, Param,
+    ParamKind, Stmt, StmtKind,
 };
 
 use crate::codes;
@@ -132,7 +133,10 @@ pub fn call_lambda(
         .iter()
         .filter(|p| matches!(p.kind, ParamKind::Positional | ParamKind::PositionalOnly))
         .collect();
-    if positional.len() != params.len() || positional.len() != args.len() {
+    let var_keyword = var_keyword_param(params);
+    if positional.len() + usize::from(var_keyword.is_some()) != params.len()
+        || positional.len() != args.len()
+    {
         return Err(Diagnostic::error(
             codes::BAD_ARGUMENTS,
             format!(
@@ -143,12 +147,28 @@ pub fn call_lambda(
         )
         .with_primary(lambda.span, ""));
     }
-    let locals = positional
+    let mut locals: Vec<(String, Constexpr)> = positional
         .iter()
         .map(|p| p.name.name.clone())
         .zip(args.iter().cloned())
         .collect();
+    if let Some(p) = var_keyword {
+        locals.push((p.name.name.clone(), empty_dict()));
+    }
     Evaluator { env, locals }.eval(body)
+}
+
+/// A trailing `**kwargs` parameter, if `params` ends with one.
+fn var_keyword_param(params: &[Param]) -> Option<&Param> {
+    params.last().filter(|p| p.kind == ParamKind::VarKeyword)
+}
+
+/// `{}`: what a `**kwargs` parameter holds when the caller passes no extra keywords.
+fn empty_dict() -> Constexpr {
+    Constexpr::Object(std::sync::Arc::new(HostObject {
+        type_name: "dict".into(),
+        fields: IndexMap::new(),
+    }))
 }
 
 /// Statements a `@triton.constexpr_function` body may run before it returns.
@@ -173,10 +193,11 @@ pub fn call_function_def(
         .iter()
         .filter(|p| matches!(p.kind, ParamKind::Positional | ParamKind::PositionalOnly))
         .collect();
-    if positional.len() != def.params.len() {
+    let var_keyword = var_keyword_param(&def.params);
+    if positional.len() + usize::from(var_keyword.is_some()) != def.params.len() {
         return Err(Diagnostic::error(
             codes::UNSUPPORTED_CONSTRUCT,
-            format!("`{name}`: `*args`, `**kwargs` and keyword-only parameters are not supported in a compile-time function"),
+            format!("`{name}`: `*args` and keyword-only parameters are not supported in a compile-time function"),
         )
         .with_primary(def.header_span, "")
         .with_secondary(span, "called here"));
@@ -221,6 +242,9 @@ pub fn call_function_def(
             format!("`{name}` has no parameter `{k}`"),
         )
         .with_primary(span, ""));
+    }
+    if let Some(p) = var_keyword {
+        locals.push((p.name.name.clone(), empty_dict()));
     }
     let mut ev = Evaluator { env, locals };
     let mut steps = 0;
@@ -497,12 +521,63 @@ impl Evaluator<'_> {
                     fields,
                 })))
             }
+            ExprKind::Comprehension(c) if c.kind == ComprehensionKind::List => {
+                let mut out = Vec::new();
+                self.comprehend(c, 0, self.locals.clone(), &mut out)?;
+                Ok(Constexpr::Tuple(out))
+            }
             _ => Err(Diagnostic::error(
                 codes::UNSUPPORTED_CONSTRUCT,
                 "this expression cannot be evaluated at compile time",
             )
             .with_primary(span, "")),
         }
+    }
+
+    /// The elements of list comprehension `c` from its `level`-th `for` clause on, with
+    /// the loop variables of the outer clauses in `locals`.
+    fn comprehend(
+        &self,
+        c: &Comprehension,
+        level: usize,
+        locals: Vec<(String, Constexpr)>,
+        out: &mut Vec<Constexpr>,
+    ) -> Result<(), Diagnostic> {
+        let scoped = Evaluator {
+            env: self.env,
+            locals,
+        };
+        let Some(g) = c.generators.get(level) else {
+            out.push(scoped.eval(&c.element)?);
+            return Ok(());
+        };
+        let items = match scoped.eval(&g.iter)? {
+            Constexpr::Tuple(items) => items,
+            other => {
+                return Err(const_error(
+                    g.iter.span,
+                    format!("a comprehension iterates over a list or tuple here, not {}", other.type_name()),
+                ))
+            }
+        };
+        for item in items {
+            let mut inner = Evaluator {
+                env: self.env,
+                locals: scoped.locals.clone(),
+            };
+            inner.bind(&g.target, item)?;
+            let mut keep = true;
+            for cond in &g.ifs {
+                if !inner.eval(cond)?.truthy() {
+                    keep = false;
+                    break;
+                }
+            }
+            if keep {
+                self.comprehend(c, level + 1, inner.locals, out)?;
+            }
+        }
+        Ok(())
     }
 }
 

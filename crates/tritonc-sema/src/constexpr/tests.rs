@@ -147,3 +147,39 @@ fn errors_have_codes_and_spans() {
     let e = eval_in("(1, 2)[5]", &env).unwrap_err();
     assert!(e.message.contains("IndexError"), "{}", e.message);
 }
+
+#[test]
+fn list_comprehensions_filter_and_nest_as_python() {
+    use Constexpr::Tuple;
+    assert_eq!(
+        eval("[x * 2 for x in (1, 2, 3, 4) if x % 2 == 0]"),
+        Tuple(vec![Int(4), Int(8)])
+    );
+    assert_eq!(
+        eval("[(a, b) for a in (1, 2) for b in (a, 3) if a != b]"),
+        Tuple(vec![
+            Tuple(vec![Int(1), Int(3)]),
+            Tuple(vec![Int(2), Int(3)])
+        ])
+    );
+    // The loop variable does not leak past the comprehension.
+    let e = eval_in("[y for y in (1,)] + [y]", &MapEnv::new()).unwrap_err();
+    assert_eq!(e.code, codes::UNDEFINED_NAME);
+    let e = eval_in("[y for y in 3]", &MapEnv::new()).unwrap_err();
+    assert!(e.message.contains("not int"), "{}", e.message);
+}
+
+#[test]
+fn lambdas_take_a_trailing_kwargs_parameter_as_an_empty_dict() {
+    // The shape of an autotune `early_config_prune`.
+    let prune = parse_expr("lambda configs, nargs, **kw: [c for c in configs if c <= nargs['n'] and len(kw) == 0]");
+    let nargs = Constexpr::Object(std::sync::Arc::new(HostObject {
+        type_name: "dict".into(),
+        fields: [("n".to_string(), Int(2))].into_iter().collect(),
+    }));
+    let configs = Constexpr::Tuple(vec![Int(1), Int(2), Int(3)]);
+    assert_eq!(
+        call_lambda(&prune, &[configs, nargs], &MapEnv::new()).unwrap(),
+        Constexpr::Tuple(vec![Int(1), Int(2)])
+    );
+}

@@ -7,4 +7,5 @@ pub mod lint;
 pub mod rule;
 pub mod run;
 pub mod server;
+pub mod tune;
 pub mod verify;

@@ -114,6 +114,19 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
     };
     input.spec.debug |= args.debug || super::compile::triton_debug_env();
     input.scopes = tritonc_driver::project::spec_scopes();
+    // An autotuned kernel whose spec leaves the tuned meta-parameters out: the tuning
+    // table next to the bundles picks the config (docs/tune.md, "Dispatch").
+    match tuned_config(args, &input.spec, &mut sources, &*input.scopes) {
+        Ok(Some((spec, line))) => {
+            out.summary(Stream::Stderr, &format!("note: {line}"));
+            input.spec = spec;
+        }
+        Ok(None) => {}
+        Err(d) => {
+            out.diagnostics(Stream::Stderr, &d, &sources);
+            return Exit::InputError;
+        }
+    }
     let case = match PreparedCase::prepare_in(&input.spec, &args.spec, &mut sources, &*input.scopes)
     {
         Ok(c) => c,
@@ -214,6 +227,47 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
         }
     }
     Exit::Success
+}
+
+/// The spec completed with the tuned config, when the kernel is autotuned and the spec
+/// leaves a tuned meta-parameter out (see `tritonc_driver::tune::dispatch`).
+fn tuned_config(
+    args: &RunArgs,
+    spec: &tritonc_spec::LaunchSpec,
+    sources: &mut SourceMap,
+    scopes: &dyn tritonc_spec::KernelScopes,
+) -> Result<Option<(tritonc_spec::LaunchSpec, String)>, Vec<Diagnostic>> {
+    let Some(target) = tritonc_driver::target::Target::parse(&args.target) else {
+        return Ok(None);
+    };
+    let options = tritonc_driver::options::Options::new(target);
+    let bundles = match (&args.bundle, args.interpret) {
+        (Some(dir), false) => tritonc_verify::BundleDir::read(dir).ok().map(|d| d.bundles),
+        _ => None,
+    };
+    let device = if args.interpret {
+        "interpreter".to_string()
+    } else {
+        let backend = match bundles.as_ref().and_then(|b| b.first()) {
+            Some(b) => Backend::for_target(&b.meta.target).unwrap_or(Backend::Cuda),
+            None => Backend::Cuda,
+        };
+        match tritonc_runtime::Device::open_on(backend, 0) {
+            Ok(d) => d.name().to_string(),
+            // No device: the launch below reports it.
+            Err(_) => String::new(),
+        }
+    };
+    tritonc_driver::tune::dispatch::tuned_launch(
+        spec,
+        &args.spec,
+        sources,
+        scopes,
+        &options,
+        args.bundle.as_deref(),
+        bundles.as_deref(),
+        &device,
+    )
 }
 
 /// Writes each output to `dir/NAME.npy`.
