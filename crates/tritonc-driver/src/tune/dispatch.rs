@@ -103,12 +103,16 @@ pub fn tuned_launch(
 ) -> Result<Option<(LaunchSpec, String)>, Vec<tritonc_diagnostics::Diagnostic>> {
     let base = spec_path.parent().unwrap_or(Path::new("."));
     let request = crate::options::Request::new(options.clone());
-    let loaded = crate::select::load_kernels(
+    // A file the driver cannot select a kernel from is left to the launch, which reports
+    // its own errors; only an autotuned kernel is dispatched.
+    let Ok(loaded) = crate::select::load_kernels(
         &base.join(&spec.kernel_file),
         spec.kernel_name.as_deref(),
         &request,
-        sources,
-    )?;
+        &mut tritonc_diagnostics::SourceMap::new(),
+    ) else {
+        return Ok(None);
+    };
     let Some(kernel) = loaded.first() else {
         return Ok(None);
     };
