@@ -25,7 +25,7 @@ A kernel whose derived signature is wrong for it fails here although it is valid
 report lists first errors so such cases can be told apart.
 
 Usage: python3 scripts/real_world_coverage.py [--tritonc PATH] [--jobs N] [--json OUT]
-       [--only PROJECT] [--limit N]
+       [--only PROJECT] [--limit N] [--cache DIR]
 Prints a Markdown table (per project: entry kernels, compiled, share) and the most
 common first errors.
 """
@@ -37,9 +37,11 @@ import ast
 import collections
 import concurrent.futures
 import json
+import os
 import re
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 from pathlib import Path
@@ -55,7 +57,15 @@ PROJECTS = {
     "unsloth": "2026.10.9",
     "torchao": "0.18.0",
     "triton-kernels": "0.1.0",
+    "vllm": "0.33.0",
+    "sglang": "0.5.23",
+    "mamba-ssm": "2.3.2.post1",
 }
+
+# Projects that publish only a source distribution: it is downloaded, not built (pip still
+# prepares its metadata, for which mamba-ssm's setup.py must be told to skip its CUDA
+# build, and needs `wheel` and torch in the running Python: `--no-build-isolation`).
+SDIST_ONLY = {"mamba-ssm": {"MAMBA_SKIP_CUDA_BUILD": "TRUE"}}
 
 FLAG_PREFIXES = ("HAS_", "IS_", "USE_", "ENABLE_", "RETURN_", "SAVE_", "STORE_", "EVEN_", "NEED_", "DO_",
                  "APPLY_", "WITH_", "OUTPUT_", "INPUT_", "SPLIT_", "CAUSAL", "TRANS")
@@ -184,18 +194,29 @@ def names_read(fn: ast.FunctionDef) -> set[str]:
     return {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def fetch(project: str, version: str, into: Path) -> Path | None:
-    dl = into / "dl"
+def fetch(project: str, version: str, into: Path, cache: Path | None = None) -> Path | None:
+    dl = cache or into / "dl"
     dl.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-q",
-                        "-d", str(dl), f"{project}=={version}"], capture_output=True, text=True)
-    wheels = list(dl.glob(f"{project.replace('-', '_')}-{version}-*.whl"))
-    if r.returncode != 0 or not wheels:
-        print(f"{project}=={version}: download failed: {r.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
-        return None
+    stem = project.replace("-", "_")
+    sdist = project in SDIST_ONLY
+    pattern = f"{stem}-{version}.tar.gz" if sdist else f"{stem}-{version}-*.whl"
+    found = list(dl.glob(pattern))
+    if not found:
+        kind = ["--no-binary", ":all:", "--no-build-isolation"] if sdist else ["--only-binary", ":all:"]
+        env = dict(os.environ, **SDIST_ONLY.get(project, {}))
+        r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", *kind, "-q", "-d", str(dl),
+                            f"{project}=={version}"], capture_output=True, text=True, env=env)
+        found = list(dl.glob(pattern))
+        if r.returncode != 0 or not found:
+            print(f"{project}=={version}: download failed: {r.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+            return None
     root = into / f"{project}-{version}"
-    with zipfile.ZipFile(wheels[0]) as z:
-        z.extractall(root)
+    if sdist:
+        with tarfile.open(found[0]) as t:
+            t.extractall(root, filter="data")
+    else:
+        with zipfile.ZipFile(found[0]) as z:
+            z.extractall(root)
     return root
 
 
@@ -241,13 +262,14 @@ def main() -> int:
     ap.add_argument("--json")
     ap.add_argument("--only")
     ap.add_argument("--limit", type=int, help="at most N entry kernels per project, evenly spaced")
+    ap.add_argument("--cache", type=Path, help="keep downloaded wheels and sdists in this directory")
     opts = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tritonc-real-world-"))
     results = []
     for project, version in PROJECTS.items():
         if opts.only and project != opts.only:
             continue
-        root = fetch(project, version, work)
+        root = fetch(project, version, work, opts.cache)
         if root is None:
             continue
         jobs = []

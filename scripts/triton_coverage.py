@@ -47,7 +47,8 @@ HEADER = "import triton\nimport triton.language as tl\n\n"
 
 # TTIR ops whose counts each case records.
 OPS = ["tt.load", "tt.store", "scf.for", "scf.if", "tt.elementwise_inline_asm", "math.absf", "arith.extf",
-       "arith.truncf", "arith.fptosi"]
+       "arith.truncf", "arith.fptosi", "tt.descriptor_load", "tt.descriptor_store", "tt.descriptor_reduce",
+       "arith.sitofp"]
 
 OPTIONAL_BIAS = """
 @triton.jit
@@ -316,6 +317,66 @@ def kernel(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 """
 
 
+def descriptor(make_args: str, body: str = "    t = d.load([0, 0])\n    d.store([0, 0], t + 1)",
+               params: str = "") -> str:
+    """A kernel making a descriptor of `x_ptr` with `make_args` (after the base) and using it."""
+    return f"""
+@triton.jit
+def kernel(x_ptr, M, N, s, o{params}):
+    d = tl.make_tensor_descriptor(x_ptr, {make_args})
+{body}
+"""
+
+
+DESCRIPTOR_OK = "shape=[M, N], strides=[N, 1], block_shape=[16, 16]"
+DESCRIPTOR_SIG = {"x_ptr": "*fp32", "M": "i32", "N": "i32", "s": "i32", "o": "i64"}
+DESCRIPTOR_CASES = [
+    ("descriptor_last_stride_not_one", descriptor("shape=[M, N], strides=[1, M], block_shape=[16, 16]")),
+    ("descriptor_block_of_pointers", """
+@triton.jit
+def kernel(x_ptr, M, N, s, o):
+    d = tl.make_tensor_descriptor(x_ptr + tl.arange(0, 16), shape=[M, N], strides=[N, 1], block_shape=[16, 16])
+    d.store([0, 0], d.load([0, 0]))
+"""),
+    ("descriptor_last_stride_two", descriptor("shape=[M, N], strides=[N, 2], block_shape=[16, 16]")),
+    ("descriptor_runtime_last_stride", descriptor("shape=[M, N], strides=[N, s], block_shape=[16, 16]")),
+    ("descriptor_strides_count", descriptor("shape=[M, N], strides=[1], block_shape=[16, 16]")),
+    ("descriptor_six_dims", descriptor("shape=[M, N, M, N, M, N], strides=[N, 1, 1, 1, 1, 1], "
+                                       "block_shape=[16, 16, 16, 16, 16, 16]")),
+    ("descriptor_last_dim_under_16_bytes", descriptor("shape=[M, N], strides=[N, 1], block_shape=[16, 2]")),
+    ("descriptor_nan_padding_int", descriptor("shape=[M, N], strides=[N, 1], block_shape=[16, 16], "
+                                              "padding_option='nan'").replace("t + 1", "t")),
+    ("descriptor_store_wrong_shape", descriptor(DESCRIPTOR_OK, "    d.store([0, 0], tl.zeros([16, 8], tl.float32))")),
+    ("descriptor_store_scalar", descriptor(DESCRIPTOR_OK, "    d.store([0, 0], 1.0)")),
+    ("descriptor_int64_offset", descriptor(DESCRIPTOR_OK, "    d.store([0, 0], d.load([o, 0]))")),
+    ("descriptor_offsets_count", descriptor(DESCRIPTOR_OK, "    d.store([0, 0], d.load([0]))")),
+    ("descriptor_store_converts", descriptor(DESCRIPTOR_OK, "    d.store([s, 0], tl.zeros([16, 16], tl.int32) + s)")),
+    ("descriptor_block_shape_attr", descriptor(DESCRIPTOR_OK,
+                                               "    t = d.load([0, 0])\n"
+                                               "    tl.static_assert(d.block_shape[1] == 16)\n"
+                                               "    tl.store(x_ptr + tl.arange(0, d.block_shape[0]), tl.sum(t, axis=1))")),
+    ("descriptor_in_helper", """
+@triton.jit
+def load_tile(src, i):
+    return src.load([i, 0])
+
+
+@triton.jit
+def kernel(x_ptr, M, N, s, o):
+    d = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[16, 16])
+    tl.store_tensor_descriptor(d, [0, 0], load_tile(d, s) * 2)
+"""),
+    ("isinstance_descriptor_is_descriptor", descriptor(DESCRIPTOR_OK,
+                                                       "    if isinstance(d, tl.tensor_descriptor):\n"
+                                                       "        d.store([0, 0], d.load([0, 0]) + 1)")),
+    ("isinstance_descriptor_is_not_tensor", descriptor(DESCRIPTOR_OK,
+                                                       "    if isinstance(d, tl.tensor):\n"
+                                                       "        d.store([0, 0], d.load([0, 0]) + 1)")),
+    ("descriptor_atomic_add", descriptor(DESCRIPTOR_OK, "    d.atomic_add([0, 0], d.load([0, 0]))")),
+]
+INT_DESCRIPTOR_SIG = dict(DESCRIPTOR_SIG, x_ptr="*i32")
+
+
 def sum_of_loads(terms: int) -> str:
     total = " + ".join(f"tl.load(x_ptr + {i})" for i in range(terms))
     return f"""
@@ -484,6 +545,8 @@ def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     ("isinstance_descriptor_helper", ISINSTANCE_DESCRIPTOR_HELPER, {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
     ("bit_length_in_constexpr_function", BIT_LENGTH_IN_CONSTEXPR_FUNCTION, {"x_ptr": "*i32", "N": 100}, "*i32, 100"),
     ("bit_length_in_kernel", BIT_LENGTH_IN_KERNEL, {"x_ptr": "*i32", "N": 100}, "*i32, 100"),
+    *[(name, body, INT_DESCRIPTOR_SIG if "nan" in name else DESCRIPTOR_SIG,
+       ("*i32" if "nan" in name else "*fp32") + ", i32, i32, i32, i64") for name, body in DESCRIPTOR_CASES],
     ("builtin_range_keyword", """
 @triton.jit
 def kernel(x_ptr, n):

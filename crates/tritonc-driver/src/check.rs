@@ -37,6 +37,10 @@ pub fn check_file(
 ) -> FileCheck {
     let analysis = analyze_file(file, sources);
     let source = sources.get(file);
+    // The Triton version `compile` would use for this file.
+    let mut settings = settings.clone();
+    settings.triton_version = Some(crate::config::settings_triton_version(&settings));
+    let settings = &settings;
     let scope = match projects {
         Some(p) => p.scope(path, &analysis.module, &analysis.index, false),
         None => ModuleScope::from_index(&analysis.index),

@@ -42,12 +42,32 @@ pub fn configured_triton_version(path: &Path) -> Option<(TritonVersion, PathBuf)
 /// The Triton version in effect for files at `path`, and where it comes from: `given`
 /// (`--triton-version`), else the configuration's `triton-version`, else the project's
 /// environment (`$VIRTUAL_ENV`, else `./.venv`: its `triton` package, else its torch's
-/// pin; [`crate::environment`]), else 3.6.
+/// pin; [`crate::environment`]), else 3.6. Every command resolves it here: `compile`,
+/// `run`, `verify` and `compile --spec` (through [`crate::project::ProjectScopes`]),
+/// `lint` and the language server (through [`settings_triton_version`]).
 pub fn triton_version(given: Option<TritonVersion>, path: &Path) -> (TritonVersion, VersionSource) {
+    resolve_triton_version(given, || configured_triton_version(path))
+}
+
+/// [`triton_version`] for settings already read (lint's, perhaps from `--config`): their
+/// `triton-version`, else the environment, else 3.6.
+pub fn settings_triton_version(settings: &Settings) -> TritonVersion {
+    resolve_triton_version(None, || {
+        settings
+            .triton_version
+            .map(|v| (v, settings.root.clone().unwrap_or_default()))
+    })
+    .0
+}
+
+fn resolve_triton_version(
+    given: Option<TritonVersion>,
+    configured: impl FnOnce() -> Option<(TritonVersion, PathBuf)>,
+) -> (TritonVersion, VersionSource) {
     if let Some(v) = given {
         return (v, VersionSource::CommandLine);
     }
-    if let Some((v, config)) = configured_triton_version(path) {
+    if let Some((v, config)) = configured() {
         return (v, VersionSource::Configuration(config));
     }
     crate::environment::current_environment_version()

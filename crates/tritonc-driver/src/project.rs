@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use tritonc_diagnostics::{FileId, SourceMap};
 use tritonc_sema::project::absolute;
-use tritonc_sema::{LoadedModule, ModuleLoader, ModuleScope, Project};
+use tritonc_sema::{LoadedModule, ModuleLoader, ModuleScope, Project, TritonVersion};
 use tritonc_syntax::ast::{Module, Stmt, StmtKind};
 use tritonc_syntax::resolve::is_triton_path;
 use tritonc_syntax::{discover, ModuleIndex};
@@ -319,9 +319,14 @@ impl Projects {
 
 /// The project model as launch specs use it (`tritonc run`, `verify`, `compile --spec`):
 /// a spec's kernel file resolves its imports through its project, as `compile` and
-/// `lint` resolve them. The files read are added to the caller's source map.
+/// `lint` resolve them, and is specialized for the Triton version `compile` would use
+/// for it ([`crate::config::triton_version`]). The files read are added to the caller's
+/// source map.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ProjectScopes;
+pub struct ProjectScopes {
+    /// The version the command line gives (`--triton-version`), if any.
+    pub triton_version: Option<TritonVersion>,
+}
 
 impl tritonc_spec::KernelScopes for ProjectScopes {
     fn scope(&self, kernel_path: &Path, module: &Module, sources: &mut SourceMap) -> ModuleScope {
@@ -331,11 +336,16 @@ impl tritonc_spec::KernelScopes for ProjectScopes {
         projects.register(sources);
         scope
     }
+
+    fn triton_version(&self, kernel_path: &Path) -> TritonVersion {
+        crate::config::triton_version(self.triton_version, kernel_path).0
+    }
 }
 
-/// [`ProjectScopes`], shared, for a `tritonc_verify::VerifySpec`'s `scopes`.
-pub fn spec_scopes() -> Arc<dyn tritonc_spec::KernelScopes> {
-    Arc::new(ProjectScopes)
+/// [`ProjectScopes`], shared, for a `tritonc_verify::VerifySpec`'s `scopes`, with the
+/// command line's `--triton-version` if given.
+pub fn spec_scopes(triton_version: Option<TritonVersion>) -> Arc<dyn tritonc_spec::KernelScopes> {
+    Arc::new(ProjectScopes { triton_version })
 }
 
 #[cfg(test)]

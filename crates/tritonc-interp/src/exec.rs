@@ -286,7 +286,9 @@ impl<'a> Program<'a> {
                 }
                 return Ok(());
             }
-            OpKind::Barrier => return Ok(()),
+            // Programs of one launch run to completion in order, and launches one after
+            // another: there is no earlier grid to wait for and no dependent to release.
+            OpKind::Barrier | OpKind::GdcWait | OpKind::GdcLaunchDependents => return Ok(()),
             OpKind::For { .. } => {
                 let outs = self.exec_for(op, &ops)?;
                 for (&r, v) in results.iter().zip(outs) {

@@ -383,6 +383,8 @@ pub fn kind_from_parts(name: &str, entries: Vec<(String, Attr)>) -> Result<OpKin
                 message: d.string("message")?,
             },
             "gpu.barrier" => Barrier,
+            "tt.gdc_wait" => GdcWait,
+            "tt.gdc_launch_dependents" => GdcLaunchDependents,
             "ttg.convert_layout" => ConvertLayout,
             "ttg.local_alloc" => LocalAlloc {
                 offset: d

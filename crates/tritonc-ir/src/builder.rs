@@ -670,6 +670,16 @@ impl<'f> Builder<'f> {
         self.insert(OpKind::Barrier, &[], vec![])
     }
 
+    /// `tt.gdc_wait`.
+    pub fn gdc_wait(&mut self) -> OpId {
+        self.insert(OpKind::GdcWait, &[], vec![])
+    }
+
+    /// `tt.gdc_launch_dependents`.
+    pub fn gdc_launch_dependents(&mut self) -> OpId {
+        self.insert(OpKind::GdcLaunchDependents, &[], vec![])
+    }
+
     // ----- control flow -----
 
     /// Runs `fill` with the insertion point at the end of `block`, then restores it.

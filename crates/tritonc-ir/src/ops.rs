@@ -556,6 +556,14 @@ pub enum OpKind {
     },
     /// `gpu.barrier`: CTA-wide barrier.
     Barrier,
+    /// `tt.gdc_wait` (`tl.extra.cuda.gdc_wait()`): waits until the grids this one depends on
+    /// under programmatic dependent launch have completed and their memory is visible
+    /// (PTX `griddepcontrol.wait`, sm_90 and newer); without such a launch it returns at once.
+    GdcWait,
+    /// `tt.gdc_launch_dependents` (`tl.extra.cuda.gdc_launch_dependents()`): lets a grid
+    /// launched as this one's dependent start once every program has called it or exited
+    /// (PTX `griddepcontrol.launch_dependents`, sm_90 and newer); a scheduling hint only.
+    GdcLaunchDependents,
     /// `ttg.convert_layout %x`: the same block in another encoding (GPU IR).
     ConvertLayout,
     /// `ttg.local_alloc [%init]`: a shared buffer, filled from a block when given one
@@ -656,6 +664,8 @@ impl OpKind {
             Print { .. } => "tt.print",
             Assert { .. } => "tt.assert",
             Barrier => "gpu.barrier",
+            GdcWait => "tt.gdc_wait",
+            GdcLaunchDependents => "tt.gdc_launch_dependents",
             ConvertLayout => "ttg.convert_layout",
             LocalAlloc { .. } => "ttg.local_alloc",
             LocalDealloc => "ttg.local_dealloc",
@@ -722,6 +732,8 @@ impl OpKind {
             | Print { .. }
             | Assert { .. }
             | Barrier
+            | GdcWait
+            | GdcLaunchDependents
             | LocalStore
             | LocalDealloc
             | AsyncCopyGlobalToLocal { .. }

@@ -23,7 +23,7 @@
 use tritonc_diagnostics::Diagnostic;
 use tritonc_ir::{Function, OpKind, Value};
 use tritonc_sema::generic::{lower_kernel_generic, ParamOrigin, PartialSpecialization};
-use tritonc_sema::{ArgSpec, LaunchOptions, ModuleScope, Specialization};
+use tritonc_sema::{ArgSpec, ModuleScope, Specialization};
 use tritonc_syntax::Kernel;
 
 use crate::specialize::{Assumptions, LintSpecialization};
@@ -91,6 +91,7 @@ pub(crate) fn generic_variant(
     placeholders: &LintSpecialization,
 ) -> Result<GenericVariant, Diagnostic> {
     let runtime = PartialSpecialization {
+        options: placeholders.spec.options.clone(),
         params: placeholders
             .spec
             .params
@@ -104,7 +105,14 @@ pub(crate) fn generic_variant(
         Err(mut ds) => {
             let typed = ds.remove(0);
             return Err(
-                match lower_kernel_generic(scope, kernel, &PartialSpecialization::default()) {
+                match lower_kernel_generic(
+                    scope,
+                    kernel,
+                    &PartialSpecialization {
+                        options: placeholders.spec.options.clone(),
+                        ..PartialSpecialization::default()
+                    },
+                ) {
                     Err(mut hard) if !hard.is_empty() => hard.remove(0),
                     _ => typed,
                 },
@@ -157,7 +165,7 @@ pub(crate) fn generic_variant(
             spec: Specialization {
                 kernel: name.clone(),
                 params: r.params.into_iter().map(|(n, s, _)| (n, s)).collect(),
-                options: LaunchOptions::default(),
+                options: placeholders.spec.options.clone(),
             },
             assumed,
         },

@@ -300,7 +300,11 @@ fn lint_kernel(
             file: SIGNATURE_FILE,
         });
     let has_signature = configured.is_some();
-    let (specs, spec_errors) = lint_specializations(kernel, configured);
+    let (mut specs, spec_errors) = lint_specializations(kernel, configured);
+    // The Triton version the caller resolved (`tritonc_driver::config::triton_version`).
+    for s in &mut specs {
+        s.spec.options.triton_version = settings.triton_version.unwrap_or_default();
+    }
     let mut out: Vec<Finding> = Vec::new();
     let mut lowering_error: Option<Diagnostic> = None;
     let mut analysed = false;

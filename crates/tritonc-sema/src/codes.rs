@@ -61,6 +61,8 @@ pub const INVALID_ATOMIC: Code = Code("E0332");
 pub const NO_EXTERN_OVERLOAD: Code = Code("E0333");
 /// A malformed `tl.make_block_ptr`, `tl.advance` or block-pointer load/store.
 pub const INVALID_BLOCK_POINTER: Code = Code("E0334");
+/// A malformed `tl.make_tensor_descriptor` or tensor-descriptor load/store.
+pub const INVALID_TENSOR_DESCRIPTOR: Code = Code("E0335");
 
 /// A signature with more or fewer items than the kernel has parameters.
 pub const SIGNATURE_ARITY: Code = Code("E0401");
@@ -619,6 +621,30 @@ x = tl.load(p, mask=m)
 ## Use instead
 ```python
 x = tl.load(p, boundary_check=(0, 1), padding_option=\"zero\")
+```
+"
+    ),
+    doc!(
+        INVALID_TENSOR_DESCRIPTOR,
+        "invalid-tensor-descriptor",
+        "a malformed tensor descriptor or tensor-descriptor access",
+        "`tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option=\"zero\")` \
+needs a scalar pointer base, one to five dims with one shape and stride per dim, a last stride \
+that is the literal `1`, a constant power-of-two `block_shape` whose last dim spans at least 16 \
+bytes, and `padding_option` `\"zero\"` or `\"nan\"` (floats only), as Triton 3.6 requires. \
+`desc.load(offsets)` and `desc.store(offsets, value)` take one 32-bit offset per dim, and the \
+stored value must have the block's shape. A load reads the block at `offsets` with the \
+elements outside `[0, shape)` in any dim filled with the padding; a store writes only the \
+elements inside.
+
+## Example
+```python
+d = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, stride_n], block_shape=[32, 32])
+```
+
+## Use instead
+```python
+d = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[32, 32])
 ```
 "
     ),

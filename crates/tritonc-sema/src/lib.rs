@@ -70,5 +70,5 @@ pub use codes::codes;
 pub use lower::{lower_kernel, lower_kernel_in, LowerCx, Lowered, ModuleScope};
 pub use project::{LoadedModule, ModuleLoader, Project};
 pub use spec::{ArgSpec, LaunchOptions, Specialization, SpecializationKey, Target};
-pub use value::{BlockPtrValue, Constexpr, SemaValue, TensorValue};
+pub use value::{BlockPtrValue, Constexpr, SemaValue, TensorDescValue, TensorValue};
 pub use version::TritonVersion;

@@ -371,6 +371,33 @@ pub struct BlockPtrValue {
     pub order: Vec<u32>,
 }
 
+/// A tensor descriptor from `tl.make_tensor_descriptor`: a compile-time record of IR
+/// values, as Triton's `tl.tensor_descriptor` is on targets without TMA.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorDescValue {
+    /// The base pointer (a scalar pointer).
+    pub base: TensorValue,
+    /// The tensor's shape, one i32 per dim (Triton makes each an int32 scalar).
+    pub shape: Vec<TensorValue>,
+    /// The strides, one i64 per dim (the last is the constant 1).
+    pub strides: Vec<TensorValue>,
+    /// The block a load or store moves (constexpr).
+    pub block_shape: Vec<u64>,
+    /// Whether loads fill out-of-bounds elements with NaN (`padding_option="nan"`) rather
+    /// than zero.
+    pub padding_nan: bool,
+}
+
+impl TensorDescValue {
+    /// The element dtype of the described tensor (the base pointer's pointee).
+    pub fn dtype(&self) -> DType {
+        match self.base.ty.elem() {
+            Elem::Ptr(p) => p.pointee,
+            Elem::DType(d) => d,
+        }
+    }
+}
+
 /// What an expression in a kernel evaluates to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SemaValue {
@@ -382,6 +409,10 @@ pub enum SemaValue {
     Tuple(Vec<SemaValue>),
     /// A block pointer.
     BlockPtr(Box<BlockPtrValue>),
+    /// A tensor descriptor.
+    TensorDesc(Box<TensorDescValue>),
+    /// A tensor-descriptor method bound to its descriptor (`desc.load`).
+    TensorDescMethod(Box<TensorDescValue>, Arc<str>),
     /// A tensor method bound to its receiver (`x.to`, `x.sum`), called through the builtins.
     TensorMethod(TensorValue, Arc<str>),
 }
@@ -427,6 +458,11 @@ impl SemaValue {
             SemaValue::Tensor(t) => format!("`{}`", t.ty),
             SemaValue::Tuple(_) => "tuple".into(),
             SemaValue::BlockPtr(_) => "block pointer".into(),
+            SemaValue::TensorDesc(d) => format!(
+                "tensor descriptor of `{}` blocks",
+                Type::tensor_of(&d.block_shape, d.dtype())
+            ),
+            SemaValue::TensorDescMethod(_, m) => format!("tensor-descriptor method `{m}`"),
             SemaValue::TensorMethod(_, m) => format!("method `{m}`"),
         }
     }

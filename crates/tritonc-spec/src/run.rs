@@ -770,6 +770,7 @@ fn prepare_with(
             num_stages: spec.num_stages,
             // As Triton: the launch's debug option or the decorator's `debug=True`.
             debug: spec.debug || jit_debug(&parsed.module, &kernel_name),
+            triton_version: scopes.triton_version(&kernel_path),
             ..LaunchOptions::default()
         },
     };

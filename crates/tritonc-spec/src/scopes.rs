@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use tritonc_diagnostics::SourceMap;
-use tritonc_sema::ModuleScope;
+use tritonc_sema::{ModuleScope, TritonVersion};
 use tritonc_syntax::ast::Module;
 
 /// A resolver of kernel-module scopes.
@@ -15,6 +15,13 @@ pub trait KernelScopes: std::fmt::Debug + Send + Sync {
     /// The scope of `module`, parsed from `kernel_path` (already in `sources`); files read
     /// on the way are added to `sources`.
     fn scope(&self, kernel_path: &Path, module: &Module, sources: &mut SourceMap) -> ModuleScope;
+
+    /// The Triton language version whose rules apply to the kernel at `kernel_path` (3.6
+    /// unless the resolver knows better: the driver resolves it as `tritonc compile` does).
+    fn triton_version(&self, kernel_path: &Path) -> TritonVersion {
+        let _ = kernel_path;
+        TritonVersion::default()
+    }
 }
 
 /// The kernel's own module only: imports from other files stay unresolved.

@@ -260,6 +260,10 @@ pub struct RunArgs {
     /// whose reduction and scan order the interpreter replays (a bundle's own otherwise).
     #[arg(long, value_name = "ARCH", default_value = "sm_90")]
     pub target: String,
+    /// The Triton language version whose rules apply, as for `tritonc compile` (default:
+    /// the project configuration's `triton-version`, else the environment's, else 3.6).
+    #[arg(long, value_name = "VERSION")]
+    pub triton_version: Option<tritonc_sema::TritonVersion>,
 }
 
 /// `tritonc verify`.
@@ -295,6 +299,10 @@ pub struct VerifyArgs {
     /// whose reduction and scan order the interpreter replays (a bundle's own otherwise).
     #[arg(long, value_name = "ARCH", default_value = "sm_90")]
     pub target: String,
+    /// The Triton language version whose rules apply, as for `tritonc compile` (default:
+    /// the project configuration's `triton-version`, else the environment's, else 3.6).
+    #[arg(long, value_name = "VERSION")]
+    pub triton_version: Option<tritonc_sema::TritonVersion>,
 }
 
 /// `tritonc tune`.

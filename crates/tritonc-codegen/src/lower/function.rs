@@ -669,6 +669,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 }
                 Ok(())
             }
+            OpKind::GdcWait | OpKind::GdcLaunchDependents => self.lower_grid_dep_control(op),
             OpKind::ConvertLayout => self.lower_convert_layout(op),
             OpKind::LocalAlloc { .. }
             | OpKind::LocalDealloc

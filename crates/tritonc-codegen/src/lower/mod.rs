@@ -21,6 +21,7 @@ mod dot;
 mod elementwise;
 mod fp8;
 mod function;
+mod grid_dep;
 mod memory;
 mod mma;
 pub use mma::tf32x3_order;

@@ -6,6 +6,7 @@ mod debug_assert;
 #[path = "../../../tritonc-ttgir/tests/fixtures/mod.rs"]
 mod fixtures;
 mod from_source;
+mod grid_dep;
 mod reference_kernels;
 mod tensor_cores;
 mod tile_ir;

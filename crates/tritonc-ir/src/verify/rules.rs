@@ -462,7 +462,7 @@ fn rule(
             arity(ops, res, 1, 0)?;
             ensure(is_bool(ops[0]), || "needs an i1 condition".into())
         }
-        Barrier => arity(ops, res, 0, 0),
+        Barrier | GdcWait | GdcLaunchDependents => arity(ops, res, 0, 0),
         ConvertLayout => {
             arity(ops, res, 1, 1)?;
             ensure(ops[0].is_tensor() && ty_compat(ops[0], res[0]), || {

@@ -296,8 +296,9 @@ fn boundary_check(a: &Option<(SemaValue, Span)>, rank: usize) -> Result<Vec<usiz
     Ok(out)
 }
 
-/// The rewrite: the pointer tensor and the boundary mask of a block pointer.
-fn pointers_and_mask(
+/// The rewrite: the pointer tensor and the boundary mask of a block pointer (also of a
+/// tensor descriptor at given offsets, `tensor_desc`).
+pub(super) fn pointers_and_mask(
     cx: &mut LowerCx<'_>,
     p: &BlockPtrValue,
     check: &[usize],

@@ -1124,6 +1124,7 @@ fn isinstance(call: &BuiltinCall) -> R {
     let subject = match &call.args[0].0 {
         SemaValue::Const(c) => Subject::Const(c),
         SemaValue::Tensor(_) => Subject::Tensor,
+        SemaValue::TensorDesc(_) => Subject::TensorDescriptor,
         _ => {
             return Err(err(
                 codes::NOT_CONSTEXPR,

@@ -66,19 +66,33 @@ const CUDA_EXTRA: &[(&str, Option<&str>)] = &[
 ];
 
 /// `tl.extra.cuda.*`: `num_warps()` and `num_threads()` are compile-time ints (the
-/// launch's warps, times 32 for threads); the others are inline PTX, which the tile IR
-/// has no op for yet.
+/// launch's warps, times 32 for threads); `gdc_wait()` and `gdc_launch_dependents()` are
+/// the tile IR's `tt.gdc_wait` / `tt.gdc_launch_dependents` (Triton 3.6 emits them as
+/// side-effecting `griddepcontrol.*` inline PTX and returns `None`); the others are inline
+/// PTX, which the tile IR has no op for yet.
 fn cuda_extra_call(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> Result<SemaValue, Diagnostic> {
     let name = &call.path[CUDA_EXTRA_PREFIX.len()..];
+    let no_arguments = || match (call.args.first(), call.kwargs.first()) {
+        (Some((_, s)), _) | (None, Some((_, _, s))) => Err(Diagnostic::error(
+            codes::BAD_ARGUMENTS,
+            format!("`tl.extra.cuda.{name}()` takes no arguments"),
+        )
+        .with_primary(*s, "")),
+        (None, None) => Ok(()),
+    };
     match name {
-        "num_warps" | "num_threads" => {
-            if let Some((_, s)) = call.args.first() {
-                return Err(Diagnostic::error(
-                    codes::BAD_ARGUMENTS,
-                    format!("`tl.extra.cuda.{name}()` takes no arguments"),
-                )
-                .with_primary(*s, ""));
+        "gdc_wait" | "gdc_launch_dependents" => {
+            no_arguments()?;
+            let mut b = cx.builder(call.span);
+            if name == "gdc_wait" {
+                b.gdc_wait();
+            } else {
+                b.gdc_launch_dependents();
             }
+            Ok(SemaValue::Const(Constexpr::None))
+        }
+        "num_warps" | "num_threads" => {
+            no_arguments()?;
             let warps = i128::from(cx.num_warps);
             let n = if name == "num_warps" {
                 warps

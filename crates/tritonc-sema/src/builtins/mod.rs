@@ -26,6 +26,7 @@ mod reduce;
 mod scan;
 mod shape;
 mod swizzle;
+pub(crate) mod tensor_desc;
 
 /// The builtin families beyond the core, one table per module, consulted before
 /// [`IMPLEMENTED`]: a family may take over a core name it implements in full.
@@ -37,6 +38,7 @@ const FAMILIES: &[&[(&str, BuiltinFn)]] = &[
     math::BUILTINS,
     atomic::BUILTINS,
     block_ptr::BUILTINS,
+    tensor_desc::BUILTINS,
     random::BUILTINS,
     debug::BUILTINS,
 ];
@@ -240,24 +242,6 @@ pub fn dispatch(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> Result<SemaValue, D
         if let Some((_, f)) = rows.find(|(n, _)| *n == name) {
             return f(cx, call);
         }
-        if matches!(
-            name,
-            "make_tensor_descriptor" | "load_tensor_descriptor" | "store_tensor_descriptor"
-        ) {
-            return Err(Diagnostic::error(
-                codes::UNSUPPORTED_TL_OP,
-                format!("tensor descriptors (`tl.{name}`) are not yet supported by tritonc"),
-            )
-            .with_primary(call.func_span, "valid Triton, not lowered yet")
-            .with_note(
-                "the tile IR has no tensor-descriptor type yet, and the back end no TMA \
-                 (`cp.async.bulk.tensor`) lowering for descriptor loads and stores",
-            )
-            .with_help(
-                "load and store through pointer tensors or `tl.make_block_ptr`, or compile \
-                 this kernel with upstream Triton",
-            ));
-        }
         if names::TL_NAMES.contains(&name) || call.receiver.is_some() {
             let shown = if call.receiver.is_some() {
                 format!("tensor.{name}")
@@ -394,9 +378,9 @@ pub fn tensor_attr(
                 // `desc.load([m, k])`: the parameter is a host-side TensorDescriptor, which a
                 // signature cannot name yet.
                 d = d.with_note(format!(
-                    "`.{attr}` is a tensor-descriptor method: tensor descriptors (host-side \
-                     `TensorDescriptor` arguments, `tl.make_tensor_descriptor`) are not yet \
-                     supported by tritonc"
+                    "`.{attr}` is a tensor-descriptor method: host-side `TensorDescriptor` \
+                     kernel arguments are not yet supported by tritonc (descriptors made in \
+                     the kernel with `tl.make_tensor_descriptor` are)"
                 ));
             }
             Err(d)

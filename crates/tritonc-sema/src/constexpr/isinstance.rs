@@ -1,9 +1,9 @@
 //! `isinstance(value, cls)` inside a kernel, as Triton 3.6 answers it at compile time
 //! (tests/fixtures/triton/coverage.json, the `isinstance_*` cases): constexpr arguments
 //! arrive unwrapped (`isinstance(BLOCK, int)` is true, `isinstance(BLOCK, tl.constexpr)`
-//! false), runtime scalars and blocks are `tl.tensor`s and never `tl.tensor_descriptor`s
-//! (tritonc has no descriptor values yet), and dtypes are `tl.dtype`s (pointer types
-//! also `tl.pointer_type`s).
+//! false), runtime scalars and blocks are `tl.tensor`s and never `tl.tensor_descriptor`s,
+//! a descriptor from `tl.make_tensor_descriptor` is a `tl.tensor_descriptor` and not a
+//! `tl.tensor`, and dtypes are `tl.dtype`s (pointer types also `tl.pointer_type`s).
 
 use tritonc_ir::Elem;
 
@@ -16,6 +16,8 @@ pub enum Subject<'a> {
     Const(&'a Constexpr),
     /// A runtime scalar or block (a `tl.tensor`).
     Tensor,
+    /// A tensor descriptor (a `tl.tensor_descriptor`).
+    TensorDescriptor,
 }
 
 /// The classes `isinstance` is answered for.
@@ -52,6 +54,7 @@ pub fn isinstance(subject: Subject<'_>, cls: &Constexpr) -> Result<bool, String>
     };
     let c = match subject {
         Subject::Tensor => return Ok(path == "triton.language.tensor"),
+        Subject::TensorDescriptor => return Ok(path == "triton.language.tensor_descriptor"),
         Subject::Const(c) => c,
     };
     Ok(match c {

@@ -50,6 +50,8 @@ pub const GENERIC_LIBNAME: &str = "tritonc.generic";
 pub struct PartialSpecialization {
     /// Parameters fixed by the caller, by name (the rest are inferred or unknown).
     pub params: Vec<(String, ArgSpec)>,
+    /// The launch options (warps, stages, debug mode, the Triton version) to lower with.
+    pub options: crate::spec::LaunchOptions,
 }
 
 /// Something generic analysis assumed or could not decide, at a span.

@@ -12,7 +12,7 @@ use super::walk::{expr_children, stmt_children, stmt_exprs};
 use super::{fresh_var, PartialSpecialization};
 use crate::constexpr;
 use crate::lower::ModuleScope;
-use crate::spec::{is_constexpr_annotation, ArgSpec, LaunchOptions, Specialization};
+use crate::spec::{is_constexpr_annotation, ArgSpec, Specialization};
 use crate::value::{Constexpr, Symbolic, SymbolicKind};
 
 /// Where a parameter's type or value came from.
@@ -118,7 +118,7 @@ pub fn generic_specialization(
     let spec = Specialization {
         kernel: kernel.name.clone(),
         params: out.iter().map(|(n, s, _)| (n.clone(), s.clone())).collect(),
-        options: LaunchOptions::default(),
+        options: partial.options.clone(),
     };
     (spec, out)
 }

@@ -20,6 +20,9 @@ pub(crate) fn is_uncertain(v: &SemaValue) -> bool {
         SemaValue::TensorMethod(t, _) => type_is_uncertain(&t.ty),
         SemaValue::Tuple(items) => items.iter().any(is_uncertain),
         SemaValue::BlockPtr(b) => type_is_uncertain(&b.base.ty),
+        SemaValue::TensorDesc(d) | SemaValue::TensorDescMethod(d, _) => {
+            type_is_uncertain(&d.base.ty)
+        }
     }
 }
 

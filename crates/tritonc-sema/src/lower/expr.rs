@@ -223,6 +223,9 @@ impl LowerCx<'_> {
                         attrs::get_attr(&c, &attr.name, attr.span).map(SemaValue::Const)
                     }
                     SemaValue::Tensor(t) => builtins::tensor_attr(self, t, &attr.name, attr.span),
+                    SemaValue::TensorDesc(d) => {
+                        builtins::tensor_desc::attr(d, &attr.name, attr.span)
+                    }
                     other => Err(Diagnostic::error(
                         codes::UNKNOWN_ATTRIBUTE,
                         format!("{} has no attribute `{}`", other.describe(), attr.name),
@@ -510,6 +513,9 @@ impl LowerCx<'_> {
                 };
                 builtins::dispatch(self, &call)
             }
+            SemaValue::TensorDescMethod(d, method) => builtins::tensor_desc::call_method(
+                self, d, &method, args, kwargs, span, func_span,
+            ),
             SemaValue::Const(c @ Constexpr::DType(_)) => Err(Diagnostic::error(
                 codes::INCOMPATIBLE_TYPES,
                 format!(

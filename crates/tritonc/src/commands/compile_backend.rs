@@ -344,7 +344,10 @@ fn prepare_spec(
             &case.spec,
             path,
             &mut sources,
-            &tritonc_driver::project::ProjectScopes,
+            // The version this compile resolved (`--show-settings` shows it).
+            &tritonc_driver::project::ProjectScopes {
+                triton_version: Some(request.options.triton_version),
+            },
         ) {
             Ok(p) => p,
             // The spec itself must prepare; a variant that cannot is verify's finding.

@@ -113,7 +113,7 @@ pub fn run(args: &RunArgs, out: &Output) -> Exit {
         }
     };
     input.spec.debug |= args.debug || super::compile::triton_debug_env();
-    input.scopes = tritonc_driver::project::spec_scopes();
+    input.scopes = tritonc_driver::project::spec_scopes(args.triton_version);
     // An autotuned kernel whose spec leaves the tuned meta-parameters out: the tuning
     // table next to the bundles picks the config (docs/tune.md, "Dispatch").
     match tuned_config(args, &input.spec, &mut sources, &*input.scopes) {

@@ -46,7 +46,7 @@ pub fn run(args: &VerifyArgs, out: &Output) -> Exit {
     };
     input.spec.debug |= args.debug || super::compile::triton_debug_env();
     // The kernel's helpers from other project files resolve as in `compile` and `lint`.
-    input.scopes = tritonc_driver::project::spec_scopes();
+    input.scopes = tritonc_driver::project::spec_scopes(args.triton_version);
     let mut interp;
     let mut gpu;
     let device: &mut dyn Executor = if args.interpret {
