@@ -124,3 +124,90 @@ pub fn configures_all(path: &Path, kernels: &[&str]) -> bool {
                 .all(|k| settings.kernel_signatures.contains_key(*k))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tritonc_diagnostics::SourceMap;
+    use tritonc_spec::KernelScopes;
+
+    /// A kernel Triton 3.9 refuses (block pointers were removed) and 3.6 accepts.
+    const KERNEL: &str = "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n    p = tl.make_block_ptr(x_ptr, (n,), (1,), (0,), (BLOCK,), (0,))\n    tl.store(y_ptr + tl.arange(0, BLOCK), tl.load(p, boundary_check=(0,)))\n";
+
+    const SPEC: &str = "kernel = \"k.py\"\ngrid = [1]\n\n[tensors.x]\nshape = [100]\ndtype = \"float32\"\n\n[tensors.y]\nshape = [128]\ndtype = \"float32\"\noutput = true\n\n[args]\nx_ptr = \"x\"\ny_ptr = \"y\"\nn = 100\nBLOCK = 128\n";
+
+    /// A project whose configuration says `triton-version = "3.9"`.
+    fn project(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tritonc-version-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("tritonc.toml"), "triton-version = \"3.9\"\n").unwrap();
+        std::fs::write(dir.join("k.py"), KERNEL).unwrap();
+        std::fs::write(dir.join("k.toml"), SPEC).unwrap();
+        dir
+    }
+
+    /// The lowering error of the spec's kernel under `scopes`, if any.
+    fn spec_error(dir: &Path, scopes: &crate::project::ProjectScopes) -> Option<String> {
+        let path = dir.join("k.toml");
+        let mut sources = SourceMap::new();
+        let file = sources.add(path.clone(), SPEC.to_string());
+        let spec = tritonc_spec::parse(SPEC, file).unwrap();
+        let (launch, _, module) =
+            tritonc_spec::prepare_in(&spec, &path, &mut sources, scopes).unwrap();
+        tritonc_spec::lower(&spec, &launch, &module)
+            .err()
+            .map(|ds| ds[0].message.clone())
+    }
+
+    #[test]
+    fn run_and_verify_specialize_for_the_version_compile_uses() {
+        let dir = project("spec");
+        let kernel = dir.join("k.py");
+        assert_eq!(triton_version(None, &kernel).0, TritonVersion::V3_9);
+        let scopes = crate::project::ProjectScopes::default();
+        assert_eq!(scopes.triton_version(&kernel), TritonVersion::V3_9);
+        let e = spec_error(&dir, &scopes).expect("3.9 refuses block pointers");
+        assert!(e.contains("removed in Triton 3.9"), "{e}");
+        // `--triton-version 3.6` wins over the configuration, as for `compile`.
+        let given = crate::project::ProjectScopes {
+            triton_version: Some(TritonVersion::V3_6),
+        };
+        assert_eq!(spec_error(&dir, &given), None);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn lint_lowers_with_the_version_compile_uses() {
+        let dir = project("lint");
+        // With the kernel's signature configured, lint lowers it as `compile` would (no
+        // generic fallback, which would take the unknown pointer types as assumptions).
+        std::fs::write(
+            dir.join("tritonc.toml"),
+            "triton-version = \"3.9\"\n\n[kernels.copy_kernel]\nsignature = \"*fp32, *fp32, i32, 128\"\n",
+        )
+        .unwrap();
+        let path = dir.join("k.py");
+        let mut sources = SourceMap::new();
+        let file = sources.add(path.clone(), KERNEL.to_string());
+        let not_analysed = |settings: &Settings| {
+            crate::check::check_file(file, &sources, &path, settings, None)
+                .findings
+                .into_iter()
+                .filter(|f| f.diagnostic.code.0 == "TRI001")
+                .flat_map(|f| f.diagnostic.notes)
+                .collect::<Vec<_>>()
+        };
+        let (settings, _) = discover(&path).unwrap();
+        assert_eq!(settings_triton_version(&settings), TritonVersion::V3_9);
+        let notes = not_analysed(&settings);
+        assert!(
+            notes.iter().any(|n| n.contains("removed in Triton 3.9")),
+            "{notes:?}"
+        );
+        let mut v36 = settings.clone();
+        v36.triton_version = Some(TritonVersion::V3_6);
+        assert_eq!(not_analysed(&v36), Vec::<String>::new());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
