@@ -12,8 +12,8 @@ use common::run_path;
 
 #[test]
 fn tensor_descriptor_kernels_match_tritons_interpreter() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/triton/tensor_descriptor");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/triton/tensor_descriptor");
     let fixture: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.with_extension("json")).expect("the fixture exists"),
     )

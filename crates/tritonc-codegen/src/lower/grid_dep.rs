@@ -21,7 +21,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 "griddepcontrol.launch_dependents;",
                 "tl.extra.cuda.gdc_launch_dependents()",
             ),
-            k => unreachable!("invariant: lower_grid_dep_control is called on `{}`", k.name()),
+            k => unreachable!(
+                "invariant: lower_grid_dep_control is called on `{}`",
+                k.name()
+            ),
         };
         if self.b.is_amd() {
             return Err(self.error(format!(

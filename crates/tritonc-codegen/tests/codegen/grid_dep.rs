@@ -13,7 +13,9 @@ fn ptx_order(ptx: &str) -> Vec<String> {
         .map(str::trim_start)
         .map(|l| match l.strip_prefix('@') {
             // A predicated instruction: `@%p1 st.global…`.
-            Some(rest) => rest.split_once(char::is_whitespace).map_or("", |(_, i)| i.trim_start()),
+            Some(rest) => rest
+                .split_once(char::is_whitespace)
+                .map_or("", |(_, i)| i.trim_start()),
             None => l,
         })
         .filter_map(|l| {
@@ -58,7 +60,9 @@ fn grid_dependency_control_matches_triton() {
             got.dedup();
             assert_eq!(got, want, "sm_{sm}\n{}", k.ptx);
         } else {
-            let e = got.err().unwrap_or_else(|| panic!("sm_{sm}: tritonc compiled it"));
+            let e = got
+                .err()
+                .unwrap_or_else(|| panic!("sm_{sm}: tritonc compiled it"));
             assert!(
                 e.contains("griddepcontrol") && e.contains("needs sm_90"),
                 "sm_{sm}: {e}"

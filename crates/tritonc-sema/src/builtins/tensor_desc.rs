@@ -111,11 +111,11 @@ pub fn call_method(
     span: Span,
     func_span: Span,
 ) -> R {
-    let path = match method {
-        "load" => "triton.language.load_tensor_descriptor",
-        "store" => "triton.language.store_tensor_descriptor",
-        _ => {
-            return Err(Diagnostic::error(
+    let path =
+        match method {
+            "load" => "triton.language.load_tensor_descriptor",
+            "store" => "triton.language.store_tensor_descriptor",
+            _ => return Err(Diagnostic::error(
                 codes::UNSUPPORTED_TL_OP,
                 format!("the tensor-descriptor method `.{method}` is not yet supported by tritonc"),
             )
@@ -127,9 +127,8 @@ pub fn call_method(
             .with_help(
                 "use `tl.atomic_*` or `tl.load`/`tl.store` on pointers, or compile this kernel \
                  with upstream Triton",
-            ))
-        }
-    };
+            )),
+        };
     args.insert(0, (SemaValue::TensorDesc(d), func_span));
     let call = BuiltinCall {
         path: path.into(),
@@ -187,7 +186,10 @@ fn make_tensor_descriptor(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     let Elem::Ptr(pt) = base.ty.elem() else {
         return Err(bad(
             base_a.1,
-            format!("the base of a tensor descriptor must be a pointer, not `{}`", base.ty),
+            format!(
+                "the base of a tensor descriptor must be a pointer, not `{}`",
+                base.ty
+            ),
         ));
     };
     if base.is_block() {
@@ -228,7 +230,10 @@ fn make_tensor_descriptor(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     for x in &block_items {
         let c = expect_const(x, "`block_shape` entries")?;
         block.push(c.as_int().ok_or_else(|| {
-            bad(x.1, format!("`block_shape` entries must be ints, not {}", c.type_name()))
+            bad(
+                x.1,
+                format!("`block_shape` entries must be ints, not {}", c.type_name()),
+            )
         })?);
     }
     // Triton checks the bytes of the last block dim first (bool elements count 0 bytes).
@@ -258,7 +263,9 @@ fn make_tensor_descriptor(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
                     }
                 ),
             )
-            .with_note("the last dim must be contiguous, and Triton 3.6 requires the literal `1` there"))
+            .with_note(
+                "the last dim must be contiguous, and Triton 3.6 requires the literal `1` there",
+            ))
         }
     }
     let shape = shape_items
@@ -275,7 +282,10 @@ fn make_tensor_descriptor(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
         Some((s, span)) => match s.as_str() {
             "zero" => false,
             "nan" if pt.pointee.is_int() => {
-                return Err(bad(span, "Padding option `nan` is not supported for integer blocks"))
+                return Err(bad(
+                    span,
+                    "Padding option `nan` is not supported for integer blocks",
+                ))
             }
             "nan" => true,
             _ => {
