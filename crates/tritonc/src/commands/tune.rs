@@ -174,7 +174,7 @@ fn tune_spec(
 ) -> Result<serde_json::Value, Failure> {
     let input = |d| (d, Exit::InputError);
     let mut loaded = tritonc_verify::load_spec(spec_path, sources).map_err(input)?;
-    loaded.scopes = tritonc_driver::project::spec_scopes();
+    loaded.scopes = tritonc_driver::project::spec_scopes(None);
     if !keys.is_empty() {
         loaded.spec = cases::with_key_values(&loaded.spec, keys)
             .map_err(|m| (vec![Diagnostic::error(codes::NOT_AUTOTUNED, m)], Exit::InputError))?;
