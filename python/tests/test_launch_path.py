@@ -58,14 +58,20 @@ class Device:
     index = 0
 
 
+class Device1(Device):
+    index = 1
+
+
 class Tensor:
     """What tritonc_rt reads of a PyTorch CUDA tensor."""
 
     is_cuda = True
     device = Device()
 
-    def __init__(self, addr, dtype=F32):
+    def __init__(self, addr, dtype=F32, device=None):
         self._addr, self.dtype = addr, dtype
+        if device is not None:
+            self.device = device
 
     def data_ptr(self):
         return self._addr
@@ -147,6 +153,11 @@ REFUSED = [
     ((1, 70000), (Tensor(0x10000), Tensor(0x20000), Tensor(0x30000), 16), {}),
     ((1,), (Tensor(0x10000), Tensor(0x20000), Tensor(0x30000)), {}),
     ((1,), (Tensor(0x10000), Tensor(0x20000), Tensor(0x30000), 16), {"BLOCK": 1}),
+    # Tensors on two GPUs; every tensor on a GPU other than the current context's (the
+    # stand-in driver's context is device 0's).
+    (grid, (Tensor(0x10000), Tensor(0x20000, device=Device1()), Tensor(0x30000), 4096), {}),
+    (grid, (Tensor(0x10000, device=Device1()), Tensor(0x20000, device=Device1()),
+            Tensor(0x30000, device=Device1()), 4096), {}),
 ]
 
 

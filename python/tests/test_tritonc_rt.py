@@ -15,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import tritonc_rt  # noqa: E402
+import tritonc_rt._bundle  # noqa: E402
 from tritonc_rt._check import _float_bits  # noqa: E402
 
 BUNDLE = os.path.join(ROOT, "examples", "rust", "kernels", "add_kernel.tcb")
@@ -155,6 +156,75 @@ class TritoncRt(unittest.TestCase):
             tritonc_rt.load_bundle(variant(
                 self.tmp, "v3.tcb", lambda m: m.update(format_version=3, params="?")))
         self.assertIn("written by a newer tritonc", str(c.exception))
+
+    def test_a_damaged_bundle_is_a_bundle_error_never_another_exception(self):
+        with open(os.path.join(BUNDLE, "kernel.cubin"), "rb") as f:
+            cubin = f.read()
+        import struct as st
+        past_end = bytearray(cubin)
+        st.pack_into("<Q", past_end, 40, len(cubin) - 8)  # section headers past the end
+        big_section = bytearray(cubin)
+        e_shoff, = st.unpack_from("<Q", cubin, 40)
+        st.pack_into("<Q", big_section, e_shoff + 64 + 32, 1 << 40)  # section 1's size
+        cases = {
+            "not JSON": ("bundle.json", b"{\"format_version\": 1,"),
+            "a JSON list": ("bundle.json", b"[1, 2]"),
+            "deeply nested JSON": ("bundle.json", b"[" * 100000 + b"]" * 100000),
+            "a truncated cubin": ("kernel.cubin", cubin[: len(cubin) // 2]),
+            "a cubin that is not ELF": ("kernel.cubin", b"\x00" * 4096),
+            "a cubin of another machine": ("kernel.cubin", cubin[:18] + b"\x3e\x00" + cubin[20:]),
+            "section headers past the end": ("kernel.cubin", bytes(past_end)),
+            "a section past the end": ("kernel.cubin", bytes(big_section)),
+        }
+        edits = {
+            "no entry": lambda m: m.pop("entry"),
+            "num_warps as text": lambda m: m.update(num_warps="4"),
+            "num_warps 3": lambda m: m.update(num_warps=3),
+            "num_warps 0": lambda m: m.update(num_warps=0),
+            "negative shared memory": lambda m: m.update(dynamic_shared_bytes=-1),
+            "an AMD target": lambda m: m.update(target="gfx942"),
+            "no params": lambda m: m.pop("params"),
+            "params as a dict": lambda m: m.update(params={"x": 1}),
+            "a role of nonsense": lambda m: m["params"][0].update(role=[1]),
+            "an index as text": lambda m: m["params"][0]["role"]["passed"].update(index="0"),
+            "an alignment of 3": lambda m: m["params"][0]["role"]["passed"]["kind"]["pointer"]
+            .update(align=3),
+            "no key": lambda m: m.pop("key"),
+            "key args as text": lambda m: m["key"].update(args="x"),
+        }
+        paths = []
+        for name, (file, data) in cases.items():
+            path = variant(self.tmp, name.replace(" ", "_") + ".tcb", lambda m: None)
+            with open(os.path.join(path, file), "wb") as f:
+                f.write(data)
+            paths.append((name, path))
+        for name, edit in edits.items():
+            paths.append((name, variant(self.tmp, name.replace(" ", "_") + ".tcb", edit)))
+        for name, path in paths:
+            with self.subTest(name):
+                with self.assertRaises(tritonc_rt.BundleError) as c:
+                    tritonc_rt.load(path)
+                self.assertIn(path, str(c.exception))
+        # The intact cubin passes the same check.
+        tritonc_rt._bundle.check_elf_bounds(cubin, "kernel.cubin")
+
+    def test_tensors_on_two_devices_are_refused_before_the_driver(self):
+        class OnDevice(CpuTensor):
+            is_cuda = True
+
+            def __init__(self, index, addr):
+                super().__init__()
+                self.device = type("Device", (), {"type": "cuda", "index": index})()
+                self._addr = addr
+
+            def data_ptr(self):
+                return self._addr
+
+        with self.assertRaises(tritonc_rt.LaunchError) as c:
+            self.kernel[(4,)](OnDevice(0, 0x1000), OnDevice(1, 0x2000), OnDevice(0, 0x3000), 4096)
+        self.assertEqual([str(v) for v in c.exception.violations], [
+            "`y_ptr` is on cuda:1, but the launch runs on cuda:0 (the device of the first "
+            "tensor): move every tensor to one device"])
 
     def test_grids(self):
         args = (Array(0x1000), Array(0x2000), Array(0x3000), 4096)

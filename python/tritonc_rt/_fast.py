@@ -8,7 +8,8 @@ integer and fp32/fp64 scalars, constexprs and ``==1`` integers, a grid of ints o
 function returning them, a current context in which the variant was loaded before. Any
 other call — or any argument a variant would refuse — returns ``None`` before anything
 is launched, and the general path (``Kernel.launch``) does the launch or raises the
-error that names every broken assumption. So the fast path decides nothing the general
+error that names every broken assumption (a tensor on another GPU than the current
+context's among them). So the fast path decides nothing the general
 path would decide differently; ``python/tests`` checks the two against each other.
 """
 
@@ -105,6 +106,7 @@ def build(name: str, params: List[str], variants: List[Any], driver_state: Any) 
             f"        _a{i} = {a}.data_ptr()",
             f"        _t{i} = _NAMES.get({a}.dtype)",
             f"        if {a}.is_cuda is not True: return None",
+            f"        _d{i} = {a}.device.index",
             "    except (AttributeError, TypeError):",
             "        return None",
         ]
@@ -163,6 +165,12 @@ def build(name: str, params: List[str], variants: List[Any], driver_state: Any) 
         "    if _get_ctx(_r) != 0: return None",
         "    _f = _v.by_context.get(_c.value)",
         "    if _f is None: return None",
+    ]
+    # Every tensor on the context's device (else the general path refuses the launch).
+    if pointer_params:
+        lines.append("    if " + " or ".join(f"_d{i} != _f[1]" for i in pointer_params)
+                     + ": return None")
+    lines += [
         "    _g = _grid({" + meta + "}) if _callable(_grid) else _grid",
         "    if _type(_g) is _int:",
         "        _gx, _gy, _gz = _g, 1, 1",

@@ -7,7 +7,7 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._bundle import Bundle, BundleError, load_bundle
-from ._check import LaunchError, check_args, specialization_score
+from ._check import LaunchError, Violation, check_args, specialization_score
 from . import _fast, _tuned
 from ._cuda import Loaded, driver
 
@@ -141,6 +141,7 @@ class Kernel:
         if stream is None:
             stream = _current_stream(device)
         variant, values = self.select(bound, stream, only)
+        _check_devices(variant.bundle, bound, device)
         if callable(grid):
             grid = grid(dict(zip(self.params, bound)))
         dims = (grid,) if isinstance(grid, int) else tuple(grid)
@@ -154,6 +155,14 @@ class Kernel:
         d = driver()
         ctx, dev = d.context(device)
         function = variant.function(d, ctx, dev)
+        if dev != device and _tensor_devices(bound):
+            # The current context (PyTorch's current device, or one the caller made
+            # current) is another GPU's: the kernel would run there and read the tensors
+            # through pointers of another device.
+            raise LaunchError(variant.bundle.describe(), [Violation(
+                name, f"is on cuda:{device}, but the current CUDA context is on device {dev}; "
+                f"make cuda:{device} current (`with torch.cuda.device({device}):`)")
+                for name, _ in _tensor_devices(bound, self.params)[:1]])
         if given is None and dev != device:
             stream = _current_stream(dev)  # the current context's device, not the tensor's
         b = variant.bundle
@@ -204,6 +213,38 @@ def _device_name(device: int) -> str:
     if torch is not None and torch.cuda.is_available():
         return str(torch.cuda.get_device_name(device))
     return driver().device_name(device)
+
+
+def _tensor_devices(bound: Sequence[Any], params: Optional[Sequence[str]] = None) -> List[Tuple[str, int]]:
+    """(parameter, CUDA device index) of each PyTorch CUDA tensor and DLPack export in
+    CUDA memory among the arguments."""
+    out = []
+    for i, a in enumerate(bound):
+        name = params[i] if params else str(i)
+        if hasattr(a, "__dlpack_device__") and not hasattr(a, "data_ptr"):
+            kind, index = a.__dlpack_device__()
+            if int(kind) in (2, 13):
+                out.append((name, int(index)))
+            continue
+        index = getattr(getattr(a, "device", None), "index", None)
+        if hasattr(a, "data_ptr") and getattr(a, "is_cuda", False) is True \
+                and isinstance(index, int):
+            out.append((name, index))
+    return out
+
+
+def _check_devices(bundle: Any, bound: Sequence[Any], device: int) -> None:
+    """Every CUDA tensor on ``device`` (the first one's): one launch runs on one GPU,
+    and a pointer into another GPU's memory is an illegal address there (or, with peer
+    access, a silent trip over the interconnect). Raises :class:`LaunchError` naming
+    each tensor elsewhere, before the driver is touched."""
+    names = [p.name for p in bundle.params]
+    others = [(n, d) for n, d in _tensor_devices(bound, names) if d != device]
+    if others:
+        raise LaunchError(bundle.describe(), [
+            Violation(n, f"is on cuda:{d}, but the launch runs on cuda:{device} (the device "
+                         "of the first tensor): move every tensor to one device")
+            for n, d in others])
 
 
 def _device_of(bound: Sequence[Any]) -> int:
