@@ -27,7 +27,7 @@ pub use error::CodegenError;
 pub use libdevice::locate_libdevice;
 pub use lower::{
     compile_to_llvm_ir_in, compile_to_mlir, compile_to_ptx, compile_to_ptx_in, AbiParam,
-    CompileError, CompileOptions, CompileStage, CompiledKernel,
+    CompileError, CompileOptions, CompileStage, CompiledKernel, DEFAULT_REGISTER_BUDGET,
 };
 pub use module::{KernelModule, KernelParam};
 pub use pipeline::{lower_module, lower_to_ptx, nvvm_pipeline, rocdl_pipeline, LoweredModule};

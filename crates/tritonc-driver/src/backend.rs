@@ -38,6 +38,9 @@ pub enum BackendError {
     /// The environment stopped the compile: ptxas cannot be run, or its scratch
     /// directory cannot be made, or its bounds are malformed (exit 2).
     Environment(Diagnostic),
+    /// The variant asks for more than the target has (more threads per block than it
+    /// allows): no code could ever launch (exit 2).
+    TargetLimit(Diagnostic),
     /// ptxas ran past its time or memory bound (exit 5).
     Bound(Diagnostic),
     /// The process is shutting down (SIGINT/SIGTERM): ptxas was stopped.
@@ -90,6 +93,34 @@ pub struct Backend {
     /// ptxas when a cubin is asked for and one is found (`Err`: its bounds are malformed).
     ptxas: Option<Result<Ptxas, String>>,
     cache: Option<(KernelCache, Toolchain)>,
+    /// `TRITONC_REGISTER_BUDGET` (`Err`: malformed).
+    #[cfg_attr(not(feature = "mlir"), allow(dead_code))]
+    register_budget: Result<u64, String>,
+}
+
+/// The variable that sets the back end's register budget (`E0517`).
+pub const REGISTER_BUDGET_VAR: &str = "TRITONC_REGISTER_BUDGET";
+
+/// The register budget `TRITONC_REGISTER_BUDGET` sets: a positive number of registers,
+/// `none` (no budget, 0), or unset (the default, `tritonc_codegen::DEFAULT_REGISTER_BUDGET`,
+/// 2^15).
+pub fn register_budget_from(value: Option<&str>) -> Result<u64, String> {
+    #[cfg(feature = "mlir")]
+    const DEFAULT: u64 = tritonc_codegen::DEFAULT_REGISTER_BUDGET;
+    #[cfg(not(feature = "mlir"))]
+    const DEFAULT: u64 = 1 << 15;
+    let Some(v) = value.map(str::trim) else {
+        return Ok(DEFAULT);
+    };
+    if v.eq_ignore_ascii_case("none") {
+        return Ok(0);
+    }
+    match v.replace('_', "").parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "{REGISTER_BUDGET_VAR}={v:?} is not a positive number of registers or `none`"
+        )),
+    }
 }
 
 impl Backend {
@@ -109,6 +140,9 @@ impl Backend {
             options,
             ptxas: ptxas.map(|p| Ptxas::with_env_bounds(p).map(with_slow_note)),
             cache,
+            register_budget: register_budget_from(
+                std::env::var(REGISTER_BUDGET_VAR).ok().as_deref(),
+            ),
         }
     }
 
@@ -122,6 +156,18 @@ impl Backend {
         constexpr_params: &[&str],
     ) -> Result<Compiled, BackendError> {
         let target = self.options.target;
+        let warps = spec.options.num_warps;
+        crate::options::check_block_threads(
+            warps,
+            target,
+            &format!("`num_warps = {warps}` for `{}`", func.name),
+        )
+        .map_err(|d| {
+            BackendError::TargetLimit(match func.loc.known_span() {
+                Some(span) => d.with_primary(span, "compiled with these warps"),
+                None => d,
+            })
+        })?;
         let mut cache_use = CacheUse::Off;
         let mut key = None;
         if let Some((cache, toolchain)) = &self.cache {
@@ -204,14 +250,9 @@ impl Backend {
         use tritonc_codegen::compile_to_ptx_in;
 
         let target = self.options.target;
+        let options = self.codegen_options(spec)?;
         let compiled = with_context(|context| {
-            compile_to_ptx_in(
-                context,
-                func,
-                sources,
-                &target,
-                &codegen_options(spec, &self.options),
-            )
+            compile_to_ptx_in(context, func, sources, &target, &options)
         })
         .map_err(|e| unsupported(func, &self.options.target, e))?;
         if target.is_amd() {
@@ -268,7 +309,7 @@ impl Backend {
     ) -> Result<String, BackendError> {
         use tritonc_codegen::{compile_to_llvm_ir_in, compile_to_mlir, compile_to_ptx_in};
 
-        let options = codegen_options(spec, &self.options);
+        let options = self.codegen_options(spec)?;
         let text = match stage {
             crate::target::Stage::Mlir => {
                 let target = self.options.target;
@@ -322,9 +363,46 @@ impl Backend {
     }
 }
 
-/// A code generator error as the diagnostic for "this kernel cannot be compiled yet".
+impl Backend {
+    /// The code generator's options for `spec`, with the register budget (a malformed
+    /// `TRITONC_REGISTER_BUDGET` is an input error).
+    #[cfg(feature = "mlir")]
+    fn codegen_options(
+        &self,
+        spec: &Specialization,
+    ) -> Result<tritonc_codegen::CompileOptions, BackendError> {
+        let budget = self.register_budget.clone().map_err(|message| {
+            BackendError::Environment(
+                Diagnostic::error(codes::REGISTER_BUDGET, message)
+                    .with_help("a number of registers (`65536`), or `none`"),
+            )
+        })?;
+        Ok(tritonc_codegen::CompileOptions {
+            register_budget: budget,
+            ..codegen_options(spec, &self.options)
+        })
+    }
+}
+
+/// A code generator error as the diagnostic for "this kernel cannot be compiled yet",
+/// or, for a kernel past the register budget, the bound it hit (exit 5).
 #[cfg(feature = "mlir")]
 fn unsupported(func: &Function, target: &Target, e: tritonc_codegen::CompileError) -> BackendError {
+    if e.stage == tritonc_codegen::CompileStage::Budget {
+        let mut d = Diagnostic::error(codes::REGISTER_BUDGET, e.message.clone())
+            .with_note(
+                "Triton allows blocks of up to 2^20 elements, but code this large takes LLVM \
+                 and ptxas many minutes and gigabytes and spills nearly every value",
+            )
+            .with_help(format!(
+                "use a smaller block (more programs) or more warps; to build it anyway, set \
+                 {REGISTER_BUDGET_VAR}=none (`tritonc rule E0517`)"
+            ));
+        if let Some(span) = e.span {
+            d = d.with_primary(span, "the largest block value");
+        }
+        return BackendError::Bound(d);
+    }
     let vendor = match target.vendor() {
         crate::target::Vendor::Nvidia => "NVIDIA",
         crate::target::Vendor::Amd => "AMD",
@@ -350,6 +428,7 @@ fn codegen_options(
         fp_fusion: options.fp_fusion,
         num_stages: spec.options.num_stages,
         waves_per_eu: 0,
+        ..tritonc_codegen::CompileOptions::default()
     }
 }
 

@@ -207,7 +207,10 @@ pub fn backend_error_diagnostic(e: &BackendError) -> Diagnostic {
     match e {
         BackendError::Unavailable(m) => Diagnostic::error(codes::NOT_IMPLEMENTED, m.clone()),
         BackendError::Internal(m) => Diagnostic::error(codes::INTERNAL_FAILURE, m.clone()),
-        BackendError::Unsupported(d) | BackendError::Environment(d) | BackendError::Bound(d) => {
+        BackendError::Unsupported(d)
+        | BackendError::Environment(d)
+        | BackendError::TargetLimit(d)
+        | BackendError::Bound(d) => {
             d.clone()
         }
         BackendError::Interrupted => Diagnostic::error(

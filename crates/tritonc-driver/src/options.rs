@@ -146,6 +146,35 @@ pub fn check_num_warps(n: u32, what: &str) -> Result<(), Diagnostic> {
     .with_help(format!("use `--num-warps {}`", nearest_num_warps(n))))
 }
 
+/// `E0509` when `n` warps make a block of more threads than `target` allows
+/// ([`Target::max_threads_per_block`]: 1024, so at most 16 warps of 64 lanes on gfx90a
+/// and gfx942), or nothing. Such a kernel can never launch: Triton 3.6 compiles it for
+/// AMD anyway, into a code object limited to 1024 threads, and the launch fails on the
+/// device; tritonc refuses it when it compiles. `what` names where `n` comes from.
+pub fn check_block_threads(n: u32, target: Target, what: &str) -> Result<(), Diagnostic> {
+    let threads = u64::from(n) * u64::from(target.warp_size());
+    let limit = target.max_threads_per_block();
+    if threads <= u64::from(limit) {
+        return Ok(());
+    }
+    let most = target.max_warps_per_block();
+    Err(Diagnostic::error(
+        codes::INVALID_NUM_WARPS,
+        format!(
+            "{what} makes blocks of {threads} threads on {} ({} lanes per warp), past the \
+             {limit} threads a block may have",
+            target.name(),
+            target.warp_size()
+        ),
+    )
+    .with_note(format!(
+        "a launch of such a block fails on the device; Triton compiles it for {} without a \
+         word, into a code object that holds at most {limit} threads per block",
+        target.name()
+    ))
+    .with_help(format!("use at most {most} warps for {}", target.name())))
+}
+
 /// Whether `TRITON_DEBUG` turns debug mode on, as Triton reads it (`1`, `true`, `yes`,
 /// `y`, `on`, any case).
 pub fn triton_debug_env() -> bool {
@@ -202,5 +231,12 @@ mod tests {
         assert_eq!(nearest_num_warps(100), 32);
         assert!(check_num_warps(6, "`--num-warps 6`").is_err());
         assert!(check_num_warps(8, "`--num-warps 8`").is_ok());
+        let gfx942 = Target::parse("gfx942").expect("a known target");
+        let sm_90 = Target::parse("sm_90").expect("a known target");
+        assert!(check_block_threads(16, gfx942, "`num_warps = 16`").is_ok());
+        let e = check_block_threads(32, gfx942, "`num_warps = 32`").unwrap_err();
+        assert!(e.message.contains("2048 threads on gfx942"), "{}", e.message);
+        assert!(check_block_threads(32, sm_90, "`num_warps = 32`").is_ok());
+        assert!(check_block_threads(64, sm_90, "`num_warps = 64`").is_err());
     }
 }

@@ -175,6 +175,21 @@ impl Target {
         }
     }
 
+    /// Threads one block (CTA, work-group) may have: 1024 on every NVIDIA GPU and on
+    /// gfx90a and gfx942, so at most 32 warps of 32 lanes, or 16 waves of 64. A kernel
+    /// compiled for more can never launch (Triton 3.6 compiles `num_warps = 32` for
+    /// gfx942, 2048 threads, into a code object whose `.max_flat_workgroup_size` is
+    /// 1024: tests/fixtures/triton_amd_block_limit.json).
+    pub const fn max_threads_per_block(&self) -> u32 {
+        1024
+    }
+
+    /// The most warps (`num_warps`) a block may have: [`Target::max_threads_per_block`]
+    /// over [`Target::warp_size`] (32 on NVIDIA, 16 on AMD's wave64 GPUs).
+    pub const fn max_warps_per_block(&self) -> u32 {
+        self.max_threads_per_block() / self.warp_size()
+    }
+
     /// 32-bit registers one thread may use: 255 on NVIDIA; 512 vector registers per lane
     /// on gfx90a and gfx942 (256 architectural VGPRs and 256 accumulation AGPRs).
     pub const fn registers_per_thread(&self) -> u32 {

@@ -31,6 +31,8 @@
 //!   CPU interpreter replays for bit-exact results ([`ReductionSchedule`]).
 //! - [`scan`]: the same contract for scans ([`ScanSchedule`]).
 //! - [`control`]: which values of structured control flow share one layout.
+//! - [`footprint`]: the registers one thread's code defines, counted before code
+//!   generation (the back end's size budget).
 
 // Per-dim rules read several parallel per-dim lists; an index reads best there.
 #![allow(clippy::needless_range_loop)]
@@ -44,6 +46,7 @@ pub mod axis;
 pub mod coalesce;
 pub mod control;
 pub mod fold;
+pub mod footprint;
 pub mod materialize;
 pub mod pipeline;
 mod propagate;

@@ -442,4 +442,24 @@ fn a_branch_that_used_scratch_makes_the_next_use_wait() {
     // A branch that touches no shared memory needs none.
     let (printed, after) = place_barriers(&body(""));
     assert!(after.is_empty(), "{printed}");
+#[test]
+fn the_thread_footprint_counts_32_bit_registers_per_thread_of_every_block_value() {
+    // %arg0: 1024 pointers, 4 per thread (#b4 over 128 threads), 64-bit: 8 registers;
+    // %arg1: 1024 f32, 8 per thread: 8. Arguments are not counted (no op defines them).
+    // %0: f32 in #b4: 1024 / 128 = 8 per thread; %1: f16 in #b8: 8 (one word each);
+    // %2: 1024 i64 in #b4: 8 elements of 2 words: 16. Total 32, the largest %2.
+    let text = kernel(
+        "    %0 = ttg.convert_layout %arg1 : tensor<1024xf32, #b8> -> tensor<1024xf32, #b4>
+    %1 = arith.truncf %arg1 : tensor<1024xf32, #b8> -> tensor<1024xf16, #b8>
+    %2 = arith.fptosi %0 : tensor<1024xf32, #b4> -> tensor<1024xi64, #b4>
+    tt.store %arg0, %0 : tensor<1024x!tt.ptr<f32>, #b4>, tensor<1024xf32, #b4>
+",
+    );
+    let m = parse_module(&text).unwrap();
+    let f = &m.functions[0];
+    let fp = footprint::thread_footprint(f);
+    assert_eq!(fp.total_registers, 8 + 8 + 16);
+    let (most, op) = fp.largest.expect("a block value");
+    assert_eq!(most, 16);
+    assert_eq!(f.op(op).results()[0], ops_named(f, "arith.fptosi").iter().map(|&o| f.op(o).results()[0]).next().unwrap());
 }

@@ -50,6 +50,7 @@ impl tritonc_verify::BundleSource for CompilingSource {
             BackendError::Unavailable(m) | BackendError::Internal(m) => m,
             BackendError::Unsupported(d)
             | BackendError::Environment(d)
+            | BackendError::TargetLimit(d)
             | BackendError::Bound(d) => d.message,
             BackendError::Interrupted => "interrupted".to_string(),
         })?;

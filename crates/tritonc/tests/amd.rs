@@ -541,3 +541,111 @@ fn run_over_a_tritonc_amd_bundle_picks_the_amd_launcher() {
     check_no_amd_gpu(&o);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A block of more threads than the target allows is refused when it compiles (E0509,
+/// exit 2), exactly where upstream Triton 3.6's code object would not hold the block its
+/// launcher starts (tests/fixtures/triton_amd_block_limit.json, from
+/// scripts/triton_amd_block_limit.py: `num_warps * 64` threads against the code
+/// object's `.max_flat_workgroup_size`); every other warp count compiles.
+#[test]
+fn more_warps_than_an_amd_block_holds_are_refused_as_tritons_code_object_would_not_launch() {
+    let text = std::fs::read_to_string(root().join("tests/fixtures/triton_amd_block_limit.json"))
+        .expect("fixture");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let rows = v["rows"].as_array().expect("rows");
+    assert!(rows.len() >= 12, "{rows:?}");
+    let mut refused = 0;
+    for row in rows {
+        let arch = row["arch"].as_str().expect("arch");
+        let warps = row["num_warps"].as_u64().expect("num_warps").to_string();
+        let launch = row["launch_threads"].as_u64().expect("threads");
+        let holds = row["max_flat_workgroup_size"].as_u64().expect("Triton compiled it");
+        let dir = std::env::temp_dir().join(format!(
+            "tritonc-amd-warps-{}-{arch}-{warps}",
+            std::process::id()
+        ));
+        let o = tritonc_in(
+            &root(),
+            &[
+                "compile",
+                v["file"].as_str().expect("file"),
+                "--kernel",
+                v["kernel"].as_str().expect("kernel"),
+                "--target",
+                arch,
+                "--signature",
+                v["signature"].as_str().expect("signature"),
+                "--num-warps",
+                &warps,
+                "--no-cache",
+                "-o",
+                dir.to_str().expect("utf-8 temp dir"),
+            ],
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        if launch <= holds {
+            assert_eq!(o.code, 0, "{arch} num_warps={warps}: {}", o.stderr);
+        } else {
+            refused += 1;
+            assert_eq!(o.code, 2, "{arch} num_warps={warps}: {}", o.stderr);
+            assert!(
+                o.stderr.contains("E0509")
+                    && o.stderr.contains(&format!("{launch} threads on {arch}"))
+                    && o.stderr.contains("at most 16 warps"),
+                "{}",
+                o.stderr
+            );
+        }
+    }
+    assert_eq!(refused, 2, "num_warps=32 on both processors");
+}
+
+/// The same limit on a variant whose warps come from an autotune config (not the command
+/// line): checked by the back end before it builds anything, at the kernel.
+#[test]
+fn an_autotune_config_with_more_warps_than_an_amd_block_holds_is_refused() {
+    let dir = std::env::temp_dir().join(format!("tritonc-amd-tuned-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let kernel = dir.join("tuned.py");
+    std::fs::write(
+        &kernel,
+        "import triton\nimport triton.language as tl\n\n\n\
+         @triton.autotune(configs=[triton.Config({'BLOCK': 1024}, num_warps=8),\n\
+         \x20                         triton.Config({'BLOCK': 2048}, num_warps=32)], key=['n'])\n\
+         @triton.jit\n\
+         def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n\
+         \x20   offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n\
+         \x20   tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)\n",
+    )
+    .expect("kernel written");
+    let out = dir.join("out");
+    let args = |target: &'static str| {
+        [
+            "compile".to_string(),
+            kernel.display().to_string(),
+            "--target".into(),
+            target.into(),
+            "--signature".into(),
+            "*fp32:16, *fp32:16, i32".into(),
+            "--no-cache".into(),
+            "-o".into(),
+            out.display().to_string(),
+        ]
+    };
+    let run = |target| {
+        let a = args(target);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        tritonc_in(&dir, &refs)
+    };
+    let o = run("gfx942");
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("E0509") && o.stderr.contains("`num_warps = 32` for `copy`"),
+        "{}",
+        o.stderr
+    );
+    // 32 warps of 32 lanes: within an NVIDIA block.
+    let o = run("sm_90");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -689,6 +689,88 @@ fn compile_the_largest_block_triton_allows_is_accepted() {
     assert!(o.stdout.contains("1048576"), "{}", o.stdout);
 }
 
+/// The largest block compiled through the back end: refused before the lowering starts
+/// (E0517, exit 5, in seconds), not minutes of LLVM in process that no bound could stop.
+/// Without the budget this run would not end within its deadline. Nothing is cached and
+/// no bundle is written.
+#[test]
+fn compiling_the_largest_block_is_stopped_by_the_register_budget_before_llvm() {
+    let out = scratch("largest-block");
+    let cache = scratch("largest-block-cache");
+    let o = Run::new(&[
+        "compile",
+        ADD,
+        "--signature",
+        "*fp32:16, *fp32:16, *fp32:16, i32:16, 1048576",
+        "-o",
+        out.to_str().expect("utf-8"),
+    ])
+    .env("TRITONC_CACHE_DIR", &cache)
+    .env_remove("TRITONC_REGISTER_BUDGET")
+    .deadline(60)
+    .go();
+    assert_eq!(o.code, Some(5), "{o:?}");
+    assert!(
+        o.stderr.contains("E0517") && o.stderr.contains("163840 registers, past the budget of 32768"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("TRITONC_REGISTER_BUDGET=none"), "{}", o.stderr);
+    let written = |d: &Path| std::fs::read_dir(d).map_or(0, |r| r.count());
+    assert_eq!(written(&out), 0, "no bundle");
+    // The cache directory holds no entry for the refused kernel (at most its own
+    // bookkeeping, never a kernel file).
+    let entries = walk_files(&cache);
+    assert!(
+        !entries.iter().any(|p| p.extension().is_some_and(|e| e == "ptx" || e == "cubin")),
+        "{entries:?}"
+    );
+    // Its tile IR and GPU IR still print (`--emit ttgir` builds no per-thread code).
+    let o = Run::new(&[
+        "compile",
+        ADD,
+        "--signature",
+        "*fp32:16, *fp32:16, *fp32:16, i32:16, 1048576",
+        "--emit",
+        "ttgir",
+    ])
+    .go();
+    assert_eq!(o.code, Some(0), "{o:?}");
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk_files(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_malformed_register_budget_is_an_input_error() {
+    for bad in ["lots", "0", "-5"] {
+        let o = compile_add(&scratch("budget-malformed"))
+            .env("TRITONC_REGISTER_BUDGET", bad)
+            .arg_no_cache()
+            .go();
+        assert_eq!(o.code, Some(2), "{bad}: {o:?}");
+        assert!(
+            o.stderr.contains("E0517") && o.stderr.contains("TRITONC_REGISTER_BUDGET"),
+            "{}",
+            o.stderr
+        );
+    }
+}
+
 #[test]
 fn compile_a_block_past_tritons_maximum_is_refused() {
     let o = Run::new(&[

@@ -66,7 +66,20 @@ pub struct CompileOptions {
     /// AMD only: Triton's `waves_per_eu`, the occupancy LLVM's AMDGPU back end aims at
     /// (`amdgpu-waves-per-eu`); 0 leaves it to LLVM.
     pub waves_per_eu: u32,
+    /// The most 32-bit registers one thread's code may define, counted on the GPU IR
+    /// before anything is built ([`tritonc_ttgir::footprint`]): past it the kernel is
+    /// refused ([`CompileStage::Budget`]) instead of spending minutes (unboundedly, in
+    /// process) in LLVM over straight-line code of that size. 0: no bound.
+    pub register_budget: u64,
 }
+
+/// [`CompileOptions::register_budget`]'s default: 2^15 registers of per-thread code.
+/// The largest kernel of the project's examples and tensor-core tests defines 6,678
+/// (a bf16 128x256 matmul); `add_kernel` defines 10,240 with a block of 2^16 elements
+/// over 4 warps, 20,480 with 2^17 (LLVM 12.5 s on the 2-core build machine), 40,960
+/// with 2^18 (LLVM 51 s): fourfold per doubling; with Triton's largest block, 2^20, it
+/// defines 163,840 and would keep LLVM busy for about a quarter of an hour.
+pub const DEFAULT_REGISTER_BUDGET: u64 = 1 << 15;
 
 impl Default for CompileOptions {
     fn default() -> Self {
@@ -75,6 +88,7 @@ impl Default for CompileOptions {
             fp_fusion: true,
             num_stages: 3,
             waves_per_eu: 0,
+            register_budget: DEFAULT_REGISTER_BUDGET,
         }
     }
 }
@@ -132,6 +146,9 @@ pub enum CompileStage {
     Lowering,
     /// MLIR verification and the NVVM pipeline to PTX (or the ROCDL pipeline to AMDGCN).
     Mlir,
+    /// The size check before anything is built: the per-thread code would pass
+    /// [`CompileOptions::register_budget`].
+    Budget,
 }
 
 impl fmt::Display for CompileStage {
@@ -140,6 +157,7 @@ impl fmt::Display for CompileStage {
             CompileStage::Layouts => "layout assignment",
             CompileStage::Lowering => "lowering to MLIR",
             CompileStage::Mlir => "MLIR to machine code",
+            CompileStage::Budget => "the size check",
         })
     }
 }
@@ -443,6 +461,7 @@ fn build_module<'c>(
         span: e.span,
     };
     let gpu = lower_to_gpu_ir(func, &gpu_options).map_err(layout_error)?;
+    check_register_budget(&gpu, target, options)?;
     let func = &gpu;
     let layouts = LayoutAssignment::from_gpu_ir(func, gpu_options.num_warps, gpu_options.warp_size())
         .map_err(layout_error)?;
@@ -564,6 +583,43 @@ fn build_module<'c>(
         externs: externs.into_iter().map(|(n, _)| n).collect(),
         requires_sm,
         combine_orders,
+    })
+}
+
+/// [`CompileStage::Budget`] when the per-thread code of `gpu` (a GPU-IR function) would
+/// define more registers than `options.register_budget`.
+fn check_register_budget(
+    gpu: &Function,
+    target: &Target,
+    options: &CompileOptions,
+) -> Result<(), CompileError> {
+    let budget = options.register_budget;
+    let footprint = tritonc_ttgir::footprint::thread_footprint(gpu);
+    if budget == 0 || footprint.total_registers <= budget {
+        return Ok(());
+    }
+    let (largest, op) = match footprint.largest {
+        Some((n, op)) => (n, Some(op)),
+        None => (0, None),
+    };
+    let span = op
+        .and_then(|op| gpu.op(op).loc.known_span())
+        .or_else(|| gpu.loc.known_span());
+    Err(CompileError {
+        stage: CompileStage::Budget,
+        message: format!(
+            "the code one thread of `{}` runs would define {} registers, past the budget of \
+             {budget}: its largest block value holds {largest} registers in each of the {} \
+             threads of a block ({} warps on {}), far beyond the {} a thread has, so it would \
+             spill nearly all of them and take LLVM and ptxas minutes to build",
+            gpu.name,
+            footprint.total_registers,
+            options.num_warps * target.warp_size(),
+            options.num_warps,
+            target.chip(),
+            target.registers_per_thread(),
+        ),
+        span,
     })
 }
 

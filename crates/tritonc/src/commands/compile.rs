@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use tritonc_diagnostics::{Diagnostic, SourceMap};
 use tritonc_driver::compile::KernelToCompile;
 use tritonc_driver::frontend::KernelSummary;
-use tritonc_driver::options::{check_num_warps, Options, Request, DEFAULT_NUM_WARPS};
+use tritonc_driver::options::{
+    check_block_threads, check_num_warps, valid_num_warps, Options, Request, DEFAULT_NUM_WARPS,
+};
 use tritonc_driver::stages::{stage_text, StageOutput};
 
 use crate::cli::CompileArgs;
@@ -218,6 +220,13 @@ pub(crate) fn validate_options(args: &CompileArgs) -> Result<Request, Vec<Diagno
         errors.push(d);
     }
     let target = Target::parse(&args.target);
+    if let (Some(t), Some(n)) = (target, args.num_warps) {
+        if valid_num_warps(n) {
+            if let Err(d) = check_block_threads(n, t, &format!("`--num-warps {n}`")) {
+                errors.push(d);
+            }
+        }
+    }
     if target.is_none() {
         let names: Vec<String> = TARGETS.iter().map(|t| t.name()).collect();
         errors.push(

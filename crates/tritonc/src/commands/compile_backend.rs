@@ -33,7 +33,7 @@ fn backend_failure(e: BackendError, sources: &SourceMap, out: &Output) -> Exit {
             Exit::NotImplemented,
         ),
         BackendError::Unsupported(d) => (d, Exit::NotImplemented),
-        BackendError::Environment(d) => (d, Exit::InputError),
+        BackendError::Environment(d) | BackendError::TargetLimit(d) => (d, Exit::InputError),
         BackendError::Bound(d) => (d, Exit::ResourceLimit),
         // The process ends by the signal; nothing to say.
         BackendError::Interrupted => return Exit::Interrupted,
