@@ -7,6 +7,8 @@ of each failure.
 
     python3 bench/interp/selfchecks.py OUT [--dir TRITON/python/tutorials] [--timeout 300]
     python3 bench/interp/selfchecks.py OUT --triton     (the same under Triton's interpreter)
+    python3 bench/interp/selfchecks.py OUT --only vector_add_large --timeout 300
+                                                        (only the scripts of those names)
 
 Writes OUT/selfchecks.json and OUT/selfchecks.md. Needs torch and triton (CPU is enough)
 and libtritonc_pyinterp.so (docs/python.md).
@@ -80,11 +82,18 @@ def main():
     ap.add_argument("--dir", action="append", default=[])
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--triton", action="store_true", help="also run under Triton's interpreter")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME",
+                    help="run only the scripts named NAME (file name without .py; repeatable)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     scripts = sorted(glob.glob(os.path.join(ROOT, "examples", "*.py")))
     for d in args.dir:
         scripts += sorted(glob.glob(os.path.join(d, "*.py")))
+    if args.only:
+        scripts = [s for s in scripts
+                   if os.path.splitext(os.path.basename(s))[0] in args.only]
+        if not scripts:
+            sys.exit(f"no script named {', '.join(args.only)}")
     engines = ["tritonc"] + (["triton"] if args.triton else [])
     rows = []
     for s in scripts:

@@ -22,6 +22,7 @@ except ImportError:
 sys.path.insert(0, HERE)
 
 import interp_kernels as K  # noqa: E402
+import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 from tritonc_rt import interpret  # noqa: E402
@@ -214,6 +215,101 @@ class InterpretTest(unittest.TestCase):
         out = HostArray([0] * 4, "<i4")
         K.warps_as_parameter[(1,)](out, num_warps=2)
         self.assertEqual(out.values(), [2] * 4)
+
+    def test_a_kernel_defined_inside_a_function_runs(self):
+        # As in test suites that define kernels inside test functions: the kernel, a helper
+        # beside it and a tl.constexpr of the enclosing function, all reached through the
+        # closure (Triton's capture scope: the module's globals and the nonlocals).
+        SCALE = tl.constexpr(3)
+
+        @triton.jit
+        def twice(v):
+            return v * 2
+
+        @triton.jit
+        def add_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            mask = offs < n
+            tl.store(out_ptr + offs, twice(tl.load(x_ptr + offs, mask=mask)) + SCALE,
+                     mask=mask)
+
+        n = 100
+        x, out = HostArray([float(i) for i in range(n)]), HostArray([0.0] * n)
+        # Named as interp_kernels' module-level add_kernel, which is not the one run.
+        add_kernel[(2,)](x, out, n, BLOCK=64)
+        self.assertEqual(out.values(), [2.0 * i + 3 for i in range(n)])
+
+    def test_kernels_of_one_name_in_two_functions_are_told_apart(self):
+        def make(k):
+            if k == 1:
+                @triton.jit
+                def kernel(out_ptr, BLOCK: tl.constexpr):
+                    tl.store(out_ptr + tl.arange(0, BLOCK), tl.arange(0, BLOCK) + 1)
+            else:
+                @triton.jit
+                def kernel(out_ptr, BLOCK: tl.constexpr):
+                    tl.store(out_ptr + tl.arange(0, BLOCK), tl.arange(0, BLOCK) * 10)
+            return kernel
+
+        a, b = HostArray([0] * 8, "<i4"), HostArray([0] * 8, "<i4")
+        make(1)[(1,)](a, BLOCK=8)
+        make(2)[(1,)](b, BLOCK=8)
+        self.assertEqual(a.values(), [i + 1 for i in range(8)])
+        self.assertEqual(b.values(), [10 * i for i in range(8)])
+
+    def test_a_plain_variable_of_the_enclosing_function_is_refused_as_triton_does(self):
+        # Triton reads only constexprs, dtypes, jit functions and modules from a kernel's
+        # capture scope: a plain int is its "Cannot access global variable" error.
+        offset = 5
+
+        @triton.jit
+        def shifted(out_ptr, BLOCK: tl.constexpr):
+            tl.store(out_ptr + tl.arange(0, BLOCK), tl.arange(0, BLOCK) + offset)
+
+        with self.assertRaises(interpret.KernelCompileError) as cm:
+            shifted[(1,)](HostArray([0] * 4, "<i4"), BLOCK=4)
+        self.assertIn("`offset`", str(cm.exception))
+        self.assertIn("not a `tl.constexpr`", str(cm.exception))
+
+    def test_sort_topk_and_flip_match_triton_bit_for_bit(self):
+        # fixtures/sort_triton.json: Triton 3.6's own results (its interpreter, running
+        # the bitonic network of triton/language/standard.py) on rows with NaNs, signed
+        # zeros, infinities and ties, in fp32, fp16 and int32, ascending and descending
+        # (scripts/triton_sort_fixture.py).
+        import json
+        import sort_kernels as S
+        with open(os.path.join(HERE, "fixtures", "sort_triton.json")) as f:
+            cases = json.load(f)["cases"]
+        self.assertGreaterEqual(len(cases), 60)
+        typestr = {"float32": "<f4", "float16": "<f2", "int32": "<i4"}
+        size = {"float32": 4, "float16": 2, "int32": 4}
+        for c in cases:
+            with self.subTest(kernel=c["kernel"], dtype=c["dtype"], **c["constexprs"]):
+                w = size[c["dtype"]]
+                xb, want = bytes.fromhex(c["x"]), c["out"]
+                n_out = len(bytes.fromhex(want)) // w
+                code = {2: "H", 4: "I"}[w]
+                x = HostArray(list(struct.unpack(f"<{len(xb) // w}{code}", xb)),
+                              {2: "<f2", 4: "<i4"}[w])
+                out = HostArray([0] * n_out, {2: "<f2", 4: "<i4"}[w])
+                # The bits go in as ints; the kernel reads them as the case's dtype.
+                x.__array_interface__["typestr"] = typestr[c["dtype"]]
+                out.__array_interface__["typestr"] = typestr[c["dtype"]]
+                getattr(S, c["kernel"])[(1,)](x, out, **c["constexprs"])
+                got = ctypes.string_at(out.addr, n_out * w).hex()
+                self.assertEqual(got, want)
+
+    def test_sort_along_another_dim_is_refused_as_triton_refuses_it(self):
+        import sort_kernels as S  # noqa: F401 - the file's kernels are read from source
+
+        @triton.jit
+        def sort_dim0(x_ptr, out_ptr, N: tl.constexpr):
+            offs = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]
+            tl.store(out_ptr + offs, tl.sort(tl.load(x_ptr + offs), dim=0))
+
+        with self.assertRaises(interpret.KernelCompileError) as cm:
+            sort_dim0[(1,)](HostArray([1.0] * 16), HostArray([0.0] * 16), N=4)
+        self.assertIn("only minor dimension is currently supported", str(cm.exception))
 
     def test_missing_argument_is_pythons_type_error(self):
         with self.assertRaises(TypeError):

@@ -251,6 +251,40 @@ def _arg(value):
     return {"expr": text}
 
 
+def _is_jit_function(value):
+    """Whether ``value`` is a ``@triton.jit`` function (Triton's ``JITFunction``, also as
+    ``TRITON_INTERPRET=1`` makes it)."""
+    return any(c.__name__ in ("JITFunction", "InterpretedFunction", "JITCallable")
+               for c in type(value).__mro__) and hasattr(value, "fn")
+
+
+def _closure(fn):
+    """The variables of the enclosing function that a kernel defined inside a function
+    reads (``inspect.getclosurevars(fn).nonlocals``: what Triton adds to the module's
+    globals when it compiles the kernel), each as tritonc reads it."""
+    if not fn.__code__.co_freevars:
+        return []
+    out = []
+    for name, value in inspect.getclosurevars(fn).nonlocals.items():
+        if _is_jit_function(value):
+            inner = value.fn
+            out.append([name, {"jit": {"name": inner.__name__,
+                                       "file": inspect.getsourcefile(inner),
+                                       "line": inner.__code__.co_firstlineno}}])
+        elif type(value).__name__ == "module" or inspect.ismodule(value):
+            out.append([name, {"module": value.__name__}])
+        else:
+            wrapped = type(value).__name__ == "constexpr" and hasattr(value, "value")
+            is_dtype = type(value).__name__ == "dtype" and hasattr(value, "primitive_bitwidth")
+            text = _constexpr_text(value.value if wrapped else value) if (
+                wrapped or is_dtype or value is None) else None
+            if text is not None:
+                out.append([name, {"constexpr": text}])
+            else:
+                out.append([name, {"other": type(value).__name__}])
+    return out
+
+
 def _grid3(grid, meta):
     if callable(grid):
         grid = grid(meta)
@@ -314,6 +348,8 @@ def launch(fn, grid, args, kwargs, *, do_not_specialize=(), do_not_specialize_on
     request = {
         "file": inspect.getsourcefile(fn),
         "kernel": fn.__name__,
+        "line": fn.__code__.co_firstlineno,
+        "closure": _closure(fn),
         "args": arg_json,
         "do_not_specialize": list(do_not_specialize),
         "grid": grid,

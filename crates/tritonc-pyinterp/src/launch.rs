@@ -15,7 +15,7 @@ use tritonc_sema::spec::is_constexpr_annotation;
 use tritonc_sema::{ArgSpec, Constexpr, LaunchOptions, ModuleScope, Specialization};
 use tritonc_syntax::ast::StmtKind;
 
-use crate::request::{ArgIn, Reply, Request};
+use crate::request::{ArgIn, ClosureIn, Reply, Request};
 
 /// A kernel file as parsed, keyed by path and modification time.
 struct Parsed {
@@ -101,6 +101,177 @@ fn parse_file(path: &str) -> Result<Arc<Parsed>, Failure> {
     Ok(out)
 }
 
+/// Scopes of kernels defined inside functions, per file version, line and closure.
+fn nested_scopes() -> &'static Mutex<HashMap<String, Arc<ModuleScope>>> {
+    static C: OnceLock<Mutex<HashMap<String, Arc<ModuleScope>>>> = OnceLock::new();
+    C.get_or_init(Default::default)
+}
+
+/// The 1-based line `span` starts on in `text`.
+fn line_of(text: &str, span: tritonc_diagnostics::Span) -> u32 {
+    let end = (span.start as usize).min(text.len());
+    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() as u32 + 1
+}
+
+/// The `@triton.jit` definition named `name` whose first line (first decorator) is `line`.
+fn def_at(
+    parsed: &Parsed,
+    name: &str,
+    line: u32,
+) -> Option<Arc<tritonc_syntax::ast::FunctionDef>> {
+    tritonc_syntax::discovery::every_def(&parsed.module)
+        .into_iter()
+        .find(|d| d.name.name == name && line_of(&parsed.text, d.span) == line)
+}
+
+/// The names the kernel of `req` sees: the module's scope for a module-level kernel; for
+/// a kernel defined inside a function (found by its line), that scope with the kernel
+/// under its name and the enclosing function's variables it reads over the module's
+/// globals, as Triton's capture scope (`__globals__ | nonlocals`) has them.
+fn kernel_scope(parsed: &Arc<Parsed>, req: &Request) -> Result<Arc<ModuleScope>, Failure> {
+    let own = |parsed: &Parsed| Arc::new(parsed.scope.clone());
+    let Some(line) = req.line else {
+        return Ok(own(parsed));
+    };
+    let at_module_level = parsed
+        .scope
+        .functions
+        .get(&req.kernel)
+        .is_some_and(|d| line_of(&parsed.text, d.span) == line);
+    if at_module_level && req.closure.is_empty() {
+        return Ok(own(parsed));
+    }
+    let key = format!(
+        "{}\0{:?}\0{}\0{line}\0{:?}",
+        req.file,
+        parsed.text.len(),
+        req.kernel,
+        req.closure
+    );
+    if let Some(hit) = nested_scopes().lock().expect("cache lock").get(&key) {
+        return Ok(hit.clone());
+    }
+    let compile_error = |message: String| {
+        Failure::of(
+            "compile",
+            vec![Diagnostic::error(tritonc_spec::codes::MALFORMED_SPEC, message)],
+        )
+    };
+    let def = def_at(parsed, &req.kernel, line).ok_or_else(|| {
+        compile_error(format!(
+            "`{}` has no function `{}` defined on line {line} (was the file changed since it \
+             was imported?)",
+            req.file, req.kernel
+        ))
+    })?;
+    let mut scope = parsed.scope.clone();
+    scope.functions.insert(req.kernel.clone(), def.clone());
+    for (name, value) in &req.closure {
+        match value {
+            ClosureIn::Jit {
+                name: fname,
+                file,
+                line,
+            } => {
+                if file != &req.file {
+                    return Err(compile_error(format!(
+                        "`{}` reads `{name}`, a @triton.jit function of another file \
+                         (`{file}`) reached through a closure; tritonc's interpreter finds \
+                         such helpers through imports only: import it at module level",
+                        req.kernel
+                    )));
+                }
+                let helper = def_at(parsed, fname, *line).ok_or_else(|| {
+                    compile_error(format!(
+                        "`{}` has no function `{fname}` defined on line {line}",
+                        req.file
+                    ))
+                })?;
+                scope.globals.shift_remove(name);
+                scope.hidden.shift_remove(name);
+                scope.functions.insert(name.clone(), helper);
+            }
+            ClosureIn::Constexpr(text) => {
+                let mut env = MapEnv::new();
+                for (k, v) in &scope.globals {
+                    env.values.insert(k.clone(), v.clone());
+                }
+                let v = eval_text(text, &env).map_err(|m| {
+                    compile_error(format!(
+                        "`{name}`, read by `{}` from its enclosing function, is not a value \
+                         tritonc reads: {m}",
+                        req.kernel
+                    ))
+                })?;
+                scope.functions.shift_remove(name);
+                scope.hidden.shift_remove(name);
+                scope.globals.insert(name.clone(), v);
+            }
+            ClosureIn::Module(path) => {
+                scope.functions.shift_remove(name);
+                scope.hidden.shift_remove(name);
+                match tritonc_sema::lower::path_value(path) {
+                    Some(v) => {
+                        scope.globals.insert(name.clone(), v);
+                    }
+                    None => {
+                        scope.globals.shift_remove(name);
+                    }
+                }
+            }
+            ClosureIn::Other(_) => {
+                // Triton refuses to read it (only constexprs, dtypes, jit functions and
+                // modules are captured): the same error as for such a module global.
+                scope.functions.shift_remove(name);
+                scope.globals.shift_remove(name);
+                scope.hidden.insert(
+                    name.clone(),
+                    tritonc_sema::lower::HiddenGlobal::NotConstexpr {
+                        kind: tritonc_syntax::discovery::ConstexprGlobalKind::Plain,
+                        span: assignment_span(&def, name, parsed).unwrap_or(def.header_span),
+                    },
+                );
+            }
+        }
+    }
+    let scope = Arc::new(scope);
+    nested_scopes()
+        .lock()
+        .expect("cache lock")
+        .insert(key, scope.clone());
+    Ok(scope)
+}
+
+/// Where the enclosing function of `kernel` assigns `name` (for the "defined here" label
+/// of a variable Triton does not let the kernel read): the last plain assignment to
+/// `name` before the kernel's definition, in any function of the file.
+fn assignment_span(
+    kernel: &tritonc_syntax::ast::FunctionDef,
+    name: &str,
+    parsed: &Parsed,
+) -> Option<tritonc_diagnostics::Span> {
+    use tritonc_syntax::ast::Stmt;
+    fn walk(stmts: &[Stmt], name: &str, before: u32, out: &mut Option<tritonc_diagnostics::Span>) {
+        for s in stmts {
+            if s.span.start >= before {
+                return;
+            }
+            match &s.kind {
+                StmtKind::Assign { targets, .. }
+                    if targets.iter().any(|t| t.as_name() == Some(name)) =>
+                {
+                    *out = Some(s.span)
+                }
+                StmtKind::FunctionDef(f) => walk(&f.body, name, before, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = None;
+    walk(&parsed.module.body, name, kernel.span.start, &mut out);
+    out
+}
+
 fn eval_text(text: &str, env: &MapEnv) -> Result<Constexpr, String> {
     let src = format!("_ = ({text})\n");
     let parsed = tritonc_syntax::parse_module(FileId(u32::MAX - 1), &src);
@@ -159,21 +330,23 @@ fn run_inner(req: &Request, host: &mut [&mut [u8]]) -> Result<Reply, Failure> {
         )));
     }
     let parsed = parse_file(&req.file)?;
-    let Some(def) = parsed.scope.functions.get(&req.kernel).cloned() else {
+    let scope = kernel_scope(&parsed, req)?;
+    let Some(def) = scope.functions.get(&req.kernel).cloned() else {
         return Err(Failure::of(
             "compile",
             vec![Diagnostic::error(
                 tritonc_spec::codes::MALFORMED_SPEC,
                 format!(
-                    "`{}` has no module-level @triton.jit function `{}` (tritonc reads kernels \
-                     defined at the top level of their file)",
-                    req.file, req.kernel
+                    "`{}` has no @triton.jit function `{}`{}",
+                    req.file,
+                    req.kernel,
+                    req.line.map(|l| format!(" defined on line {l}")).unwrap_or_default()
                 ),
             )],
         ));
     };
     let mut env = MapEnv::new();
-    for (k, v) in &parsed.scope.globals {
+    for (k, v) in &scope.globals {
         env.values.insert(k.clone(), v.clone());
     }
     let mut params = Vec::new();
@@ -277,7 +450,10 @@ fn run_inner(req: &Request, host: &mut [&mut [u8]]) -> Result<Reply, Failure> {
             ..LaunchOptions::default()
         },
     };
-    let key = format!("{}\0{:?}", req.file, specialization);
+    let key = format!(
+        "{}\0{:?}\0{:?}\0{:?}",
+        req.file, req.line, req.closure, specialization
+    );
     let cached = lowered_kernels()
         .lock()
         .expect("cache lock")
@@ -286,7 +462,7 @@ fn run_inner(req: &Request, host: &mut [&mut [u8]]) -> Result<Reply, Failure> {
     let function = match cached {
         Some(f) => f,
         None => {
-            let m = tritonc_sema::lower_kernel_in(&parsed.scope, &req.kernel, &specialization)
+            let m = tritonc_sema::lower_kernel_in(&scope, &req.kernel, &specialization)
                 .map_err(|d| Failure::of("compile", d))?
                 .module;
             let f = Arc::new(m.functions.into_iter().next().ok_or_else(|| {

@@ -10,6 +10,15 @@ pub struct Request {
     pub file: String,
     /// The `@triton.jit` function's name in it.
     pub kernel: String,
+    /// The line its definition starts on (Python's `co_firstlineno`: its first decorator),
+    /// which finds a kernel defined inside a function; `None`: the module-level `kernel`.
+    #[serde(default)]
+    pub line: Option<u32>,
+    /// The enclosing function's variables the kernel reads (Python's
+    /// `inspect.getclosurevars(fn).nonlocals`): for a kernel defined inside a function,
+    /// its view of the names beside the module's globals, as Triton's capture scope.
+    #[serde(default)]
+    pub closure: Vec<(String, ClosureIn)>,
     /// Every parameter by name (defaults already applied by the caller).
     pub args: Vec<(String, ArgIn)>,
     /// Parameters Triton does not specialize (`do_not_specialize`).
@@ -77,6 +86,30 @@ pub enum ArgIn {
     /// Any other compile-time value as a Python expression over the kernel module's
     /// globals (`tl.float16`, `'relu'`, `(1, 2)`).
     Expr(String),
+}
+
+/// One variable of the enclosing function a nested kernel reads.
+#[derive(Debug, Deserialize, Serialize, Clone, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum ClosureIn {
+    /// A `@triton.jit` function: its name and the line its definition starts on in
+    /// `file` (a helper defined beside the kernel, or a module-level one).
+    Jit {
+        /// The function's own name.
+        name: String,
+        /// Its source file.
+        file: String,
+        /// `co_firstlineno`.
+        line: u32,
+    },
+    /// A value Triton reads at compile time (a `tl.constexpr`, a dtype, `None`), as a
+    /// Python expression over the module's globals.
+    Constexpr(String),
+    /// A module (`import triton.language as tl` inside the enclosing function).
+    Module(String),
+    /// Any other value (a plain `int`, a tensor): Triton refuses to read it in a kernel;
+    /// the payload is its Python type's name.
+    Other(String),
 }
 
 /// What a launch returns.

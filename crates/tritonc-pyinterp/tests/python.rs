@@ -36,7 +36,7 @@ fn the_python_drop_in_tests_pass() {
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
     assert!(
-        text.contains("Ran 13 tests") && text.contains("OK"),
+        text.contains("Ran 18 tests") && text.contains("OK"),
         "{text}"
     );
 }

@@ -347,6 +347,24 @@ pub fn discover(module: &Module) -> ModuleIndex {
     }
 }
 
+/// Every `def` of `module` at any depth (module level, inside functions and classes and
+/// their blocks), in source order of discovery: module-level definitions first, then the
+/// nested ones. A launcher that knows a function's first line (Python's
+/// `co_firstlineno`, the line of its first decorator) finds the one it means among them,
+/// including a `@triton.jit` function defined inside another function.
+pub fn every_def(module: &Module) -> Vec<Arc<FunctionDef>> {
+    let mut defs = Vec::new();
+    collect_defs(&module.body, &mut defs);
+    let mut nested = Vec::new();
+    for def in &defs {
+        nested_defs(&def.body, ("function", &def.name.name), &mut nested);
+    }
+    collect_classes(&module.body, &mut nested);
+    let nested: Vec<Arc<FunctionDef>> = nested.into_iter().map(|(def, _)| def).collect();
+    defs.extend(nested);
+    defs
+}
+
 /// A `def` and what it is nested in (`"function"` or `"class"`, and its name).
 type NestedDef<'m> = (Arc<FunctionDef>, (&'static str, &'m str));
 

@@ -25,6 +25,7 @@ mod random;
 mod reduce;
 mod scan;
 mod shape;
+mod sort;
 mod swizzle;
 pub(crate) mod tensor_desc;
 
@@ -35,6 +36,7 @@ const FAMILIES: &[&[(&str, BuiltinFn)]] = &[
     scan::BUILTINS,
     dot::BUILTINS,
     shape::BUILTINS,
+    sort::BUILTINS,
     math::BUILTINS,
     atomic::BUILTINS,
     block_ptr::BUILTINS,

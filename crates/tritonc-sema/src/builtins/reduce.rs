@@ -396,7 +396,7 @@ fn min_max(cx: &mut LowerCx<'_>, call: &BuiltinCall, is_max: bool) -> R {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn min_max_values(
+pub(super) fn min_max_values(
     cx: &mut LowerCx<'_>,
     t: TensorValue,
     t_span: Span,

@@ -145,7 +145,7 @@ fn unsplat(cx: &mut LowerCx<'_>, t: TensorValue, span: Span) -> Result<TensorVal
     Ok(reduce_values(cx, vec![t], Some((0, span)), false, &combine, span)?.remove(0))
 }
 
-fn reshape_to(
+pub(super) fn reshape_to(
     cx: &mut LowerCx<'_>,
     t: TensorValue,
     shape: &[i128],
