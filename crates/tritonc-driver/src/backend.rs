@@ -103,12 +103,12 @@ pub const REGISTER_BUDGET_VAR: &str = "TRITONC_REGISTER_BUDGET";
 
 /// The register budget `TRITONC_REGISTER_BUDGET` sets: a positive number of registers,
 /// `none` (no budget, 0), or unset (the default, `tritonc_codegen::DEFAULT_REGISTER_BUDGET`,
-/// 2^15).
+/// 2^16).
 pub fn register_budget_from(value: Option<&str>) -> Result<u64, String> {
     #[cfg(feature = "mlir")]
     const DEFAULT: u64 = tritonc_codegen::DEFAULT_REGISTER_BUDGET;
     #[cfg(not(feature = "mlir"))]
-    const DEFAULT: u64 = 1 << 15;
+    const DEFAULT: u64 = 1 << 16;
     let Some(v) = value.map(str::trim) else {
         return Ok(DEFAULT);
     };
@@ -374,7 +374,7 @@ impl Backend {
         let budget = self.register_budget.clone().map_err(|message| {
             BackendError::Environment(
                 Diagnostic::error(codes::REGISTER_BUDGET, message)
-                    .with_help("a number of registers (`65536`), or `none`"),
+                    .with_help("a number of registers (`131072`), or `none`"),
             )
         })?;
         Ok(tritonc_codegen::CompileOptions {

@@ -711,7 +711,7 @@ fn compiling_the_largest_block_is_stopped_by_the_register_budget_before_llvm() {
     .go();
     assert_eq!(o.code, Some(5), "{o:?}");
     assert!(
-        o.stderr.contains("E0517") && o.stderr.contains("163840 registers, past the budget of 32768"),
+        o.stderr.contains("E0517") && o.stderr.contains("163840 registers, past the budget of 65536"),
         "{}",
         o.stderr
     );
