@@ -419,6 +419,16 @@ or `reset_to_zero`/`restore_value` naming no parameter. The label points at the 
 
 ```python
 @triton.autotune(configs=[...], key=['n'], pre_hook=zero_y)
+```
+
+## Use instead
+
+```python
+@triton.autotune(configs=[...], key=['n'], reset_to_zero=['y_ptr'])
+```
+",
+    },
+    CodeDoc {
         code: REGISTER_BUDGET,
         name: "register-budget",
         summary: "the code one thread runs would be too large to build in reasonable time",
@@ -452,9 +462,6 @@ error[E0517]: the code one thread of `add_kernel` runs would define 163840 regis
 
 ## Use instead
 
-```python
-@triton.autotune(configs=[...], key=['n'], reset_to_zero=['y_ptr'])
-```
 Use a smaller block and more programs (`BLOCK = 1024` to `8192` is Triton's usual range),
 or more warps; or, to build it anyway, `TRITONC_REGISTER_BUDGET=none`.
 ",
