@@ -442,6 +442,8 @@ fn a_branch_that_used_scratch_makes_the_next_use_wait() {
     // A branch that touches no shared memory needs none.
     let (printed, after) = place_barriers(&body(""));
     assert!(after.is_empty(), "{printed}");
+}
+
 #[test]
 fn the_thread_footprint_counts_32_bit_registers_per_thread_of_every_block_value() {
     // %arg0: 1024 pointers, 4 per thread (#b4 over 128 threads), 64-bit: 8 registers;
