@@ -213,15 +213,23 @@ fn a_missing_ptxas_is_an_environment_error() {
 #[test]
 fn the_library_installs_no_signal_handler() {
     // Programs embedding tritonc's libraries keep their own SIGINT/SIGTERM handling: after
-    // runs (a timeout included), both signals still have their default action.
-    let ptxas = Ptxas::new(&fakes().good, Bounds::default());
-    ptxas.assemble("", "sm_90").expect("assembles");
-    let _ = Ptxas::new(&fakes().sleeps, bounds(0.2, None)).version();
-    for signal in [libc::SIGINT, libc::SIGTERM] {
+    // runs (a timeout included), both signals have the action they had before (the
+    // default, or ignored when the test process was started in the background).
+    let action = |signal| {
         // SAFETY: sigaction with a null new action only reads the current one into `old`.
         let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
         let r = unsafe { libc::sigaction(signal, std::ptr::null(), &mut old) };
         assert_eq!(r, 0);
-        assert_eq!(old.sa_sigaction, libc::SIG_DFL, "signal {signal} has a handler");
+        old.sa_sigaction
+    };
+    let before: Vec<_> = [libc::SIGINT, libc::SIGTERM].map(action).to_vec();
+    for &a in &before {
+        assert!(a == libc::SIG_DFL || a == libc::SIG_IGN, "a handler before any run");
+    }
+    let ptxas = Ptxas::new(&fakes().good, Bounds::default());
+    ptxas.assemble("", "sm_90").expect("assembles");
+    let _ = Ptxas::new(&fakes().sleeps, bounds(0.2, None)).version();
+    for (i, signal) in [libc::SIGINT, libc::SIGTERM].into_iter().enumerate() {
+        assert_eq!(action(signal), before[i], "signal {signal} has a handler");
     }
 }
