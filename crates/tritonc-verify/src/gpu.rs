@@ -201,18 +201,21 @@ fn runtime_error(e: &tritonc_runtime::RuntimeError) -> ExecError {
 type AfterLaunch<'a> =
     dyn FnMut(usize, &[DeviceBuffer]) -> Result<(), tritonc_runtime::RuntimeError> + 'a;
 
+/// A case's buffers on the device, its launch arguments and the key of its loaded kernel.
+struct Staged<'c> {
+    device: Device,
+    host: Vec<&'c [u8]>,
+    buffers: Vec<DeviceBuffer>,
+    args: Vec<Arg>,
+    cache_key: String,
+}
+
 impl<S: BundleSource> GpuExecutor<S> {
-    /// Uploads `case`'s buffers, launches it `runs` times (buffers reset before each
-    /// run after the first) and hands `after(run, buffers)` the device buffers after each.
-    fn launch_runs(
-        &mut self,
-        case: &PreparedCase,
-        runs: usize,
-        after: &mut AfterLaunch<'_>,
-    ) -> Result<RunStats, ExecError> {
+    /// Uploads `case`'s buffers (byte for byte; the dtype is put back on the pointer
+    /// arguments), picks its variant and loads it (once per variant and target).
+    fn stage<'c>(&mut self, case: &'c PreparedCase) -> Result<Staged<'c>, ExecError> {
         let device = self.open()?.clone();
         let rt = |e: tritonc_runtime::RuntimeError| runtime_error(&e);
-        // Buffers byte for byte; the dtype is put back on the pointer arguments.
         let host: Vec<&[u8]> = case
             .launch
             .memory
@@ -238,6 +241,31 @@ impl<S: BundleSource> GpuExecutor<S> {
             let kernel = device.load(bundle).map_err(rt)?;
             self.kernels.insert(cache_key.clone(), kernel);
         }
+        Ok(Staged {
+            device,
+            host,
+            buffers,
+            args,
+            cache_key,
+        })
+    }
+
+    /// Uploads `case`'s buffers, launches it `runs` times (buffers reset before each
+    /// run after the first) and hands `after(run, buffers)` the device buffers after each.
+    fn launch_runs(
+        &mut self,
+        case: &PreparedCase,
+        runs: usize,
+        after: &mut AfterLaunch<'_>,
+    ) -> Result<RunStats, ExecError> {
+        let rt = |e: tritonc_runtime::RuntimeError| runtime_error(&e);
+        let Staged {
+            device,
+            host,
+            buffers,
+            args,
+            cache_key,
+        } = self.stage(case)?;
         let kernel = &self.kernels[&cache_key];
         let mut stats = RunStats {
             note: kernel
@@ -283,33 +311,14 @@ impl<S: BundleSource> GpuExecutor<S> {
         method: &tritonc_runtime::TimingMethod,
         restore: &[BufferId],
     ) -> Result<Vec<f64>, ExecError> {
-        let device = self.open()?.clone();
         let rt = |e: tritonc_runtime::RuntimeError| runtime_error(&e);
-        let host: Vec<&[u8]> = case
-            .launch
-            .memory
-            .buffers()
-            .iter()
-            .map(|b| b.bytes.as_slice())
-            .collect();
-        let buffers: Vec<DeviceBuffer> = host
-            .iter()
-            .map(|bytes| device.upload::<u8>(bytes))
-            .collect::<Result<_, _>>()
-            .map_err(rt)?;
-        let args = launch_args(case, |id| buffers[id.0 as usize].ptr().addr)
-            .map_err(|m| ExecError::new(ExecErrorKind::Failed, m))?;
-        let bundles = self
-            .source
-            .bundles_for(case)
-            .map_err(|m| ExecError::new(ExecErrorKind::Refused, m))?;
-        let chosen = select_variant_on(&bundles, &args, Some(&device)).map_err(rt)?;
-        let bundle = &bundles[chosen];
-        let cache_key = format!("{}-{}", bundle.meta.key_hash, bundle.meta.target);
-        if !self.kernels.contains_key(&cache_key) {
-            let kernel = device.load(bundle).map_err(rt)?;
-            self.kernels.insert(cache_key.clone(), kernel);
-        }
+        let Staged {
+            device,
+            host,
+            buffers,
+            args,
+            cache_key,
+        } = self.stage(case)?;
         if self.flush.as_ref().is_none_or(|(bytes, _)| *bytes != method.flush_bytes) {
             self.flush = None;
             let flush = tritonc_runtime::L2Flush::new(&device, method.flush_bytes).map_err(rt)?;
