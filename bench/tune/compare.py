@@ -276,6 +276,11 @@ def main():
         case["tritonc_outcomes"] = tc["outcomes"]
         case["tritonc_labels"] = tc["labels"]
         case["tritonc_reuse_reused"] = reuse.get("reused")
+        case["tritonc_tune_s"] = tc.get("tune_s")
+        case["tritonc_total_s"] = tc.get("total_s")
+        case["tritonc_tune_phases_s"] = tc.get("tune_phases_s")
+        print(f"{name}: tritonc tune_s {tc.get('tune_s')}, total_s {tc.get('total_s')}, "
+              f"phases {tc.get('tune_phases_s')}", flush=True)
         case["tritonc_compile_s"] = compile_info.get(name, {}).get("compile_s")
         if case["tritonc_compile_s"] is not None:
             case["tritonc_end_to_end_s"] = case["tritonc_compile_s"] + case["tritonc_tune_wall_s"]

@@ -228,6 +228,60 @@ class LaunchPath(unittest.TestCase):
         with self.assertRaises(AssertionError):  # a refusal is the general path's
             k[grid](Tensor(0x10000, F16), Tensor(0x20000), Tensor(0x30000), 4096)
 
+    def test_a_tuned_launch_decides_once_and_takes_the_fast_path(self):
+        # Two configs of add_kernel that differ in warps only (4 and 8) and a table
+        # measured on the stand-in GPU: 8 warps won at n=1024, 4 warps at n=2^20.
+        from tritonc_rt import _bundle, _tuned
+        tmp = tempfile.mkdtemp()
+        try:
+            def warps8(m):
+                m["num_warps"] = m["key"]["num_warps"] = 8
+                m["key_hash"] = "2bbbe5f98fd84e7d"
+            paths = [variant(tmp, "w4.tcb", lambda m: None), variant(tmp, "w8.tcb", warps8)]
+            digests = [_tuned.code_digest(_bundle.load_bundle(p)) for p in paths]
+            configs = [{"label": f"num_warps={w}, num_stages=3", "values": {},
+                        "num_warps": w, "num_stages": 3} for w in (4, 8)]
+            timed = {"status": "timed", "median_ms": 1.0, "rounds_ms": [1.0]}
+            entries = [{"key": {"n_elements": n}, "winner": w, "outcomes": [timed, timed],
+                        "reference": "config 0",
+                        "variants": [{"bundle": os.path.basename(p), "digest": d}
+                                     for p, d in zip(paths, digests)]}
+                       for n, w in ((1024, 1), (1 << 20, 0))]
+            with open(os.path.join(tmp, "add_kernel.tune-0123456789abcdef.json"), "w") as f:
+                json.dump({"format_version": 1, "kernel": "add_kernel", "device": "stand-in GPU",
+                           "target": "sm_90", "key": ["n_elements"], "configs": configs,
+                           "entries": entries, "method": "test"}, f)
+            k = tritonc_rt.load(tmp)
+            args = (Tensor(0x10000), Tensor(0x20000), Tensor(0x30000))
+            k[grid](*args, 1024)  # loads the driver, builds the fast paths
+            calls = []
+            real = _tuned.code_digest
+            _tuned.code_digest = lambda b: calls.append(b) or real(b)
+            general = k.launch
+            k.launch = lambda *a, **kw: calls.append("general") or general(*a, **kw)
+            try:
+                for n, threads, how in ((1024, 256, "config 1 (exact)"),
+                                        (1 << 20, 128, "config 0 (exact)"),
+                                        (2048, 256, "config 1 (nearest)"),
+                                        (1 << 19, 128, "config 0 (nearest)")):
+                    for _ in range(3):
+                        k[grid](*args, n)
+                        _, dims, block, _, _, params = last_launch(4)
+                        self.assertEqual(block, (threads, 1, 1), n)
+                        self.assertEqual(dims, ((n + 1023) // 1024, 1, 1), n)
+                        self.assertEqual(struct.unpack("<i", params[3][:4])[0], n)
+                        self.assertEqual(k.last_tuned, how)
+            finally:
+                _tuned.code_digest = real
+            # No digest is recomputed per call; the general path runs once, for the first
+            # launch of the 4-warp variant (it loads its module; the fast path launches
+            # only variants loaded before), and never to decide a config.
+            self.assertEqual([c for c in calls if c != "general"], [],
+                             "code digests recomputed after the first launch")
+            self.assertEqual(calls.count("general"), 1, "tuned launches took the general path")
+        finally:
+            shutil.rmtree(tmp)
+
     def test_dlpack_exports_launch_from_their_address_on_the_launch_stream(self):
         k = self.kernel(True)
         x = DLPackArray(0x40000)

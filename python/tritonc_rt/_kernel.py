@@ -65,6 +65,13 @@ class Kernel:
         self._fast: Any = False
         # Tuning tables (`tritonc tune`) found next to the variants.
         self._tables: List[_tuned.TuneTable] = []
+        # What a tuned launch decides once, not per call: the variants' code digests,
+        # the meta-parameter names the configs set, each device's name and table, and
+        # per (device, key values) the config chosen, its variants and their fast path.
+        self._digests: Optional[set] = None
+        self._meta_names: Optional[List[str]] = None
+        self._device_tables: Dict[int, Tuple[str, Optional[_tuned.TuneTable]]] = {}
+        self._choices: Dict[Tuple[int, Tuple[Any, ...]], "_Choice"] = {}
         #: How the last launch's config was chosen from a tuning table, if it was.
         self.last_tuned: Optional[str] = None
 
@@ -74,7 +81,14 @@ class Kernel:
     def __getitem__(self, grid: Grid) -> Callable[..., None]:
         def launcher(*args: Any, stream: Optional[int] = None, **kwargs: Any) -> None:
             fast = self._fast
-            if fast and not (self._tables and self._tuned_missing(args, kwargs)):
+            if fast and self._tables and self._tuned_missing(args, kwargs):
+                # A tuned call: the fast path of the chosen config's variants, whose
+                # folded meta-parameters default to that config's values.
+                choice = self._tuned_choice(args, kwargs)
+                fast = choice.fast if choice is not None else None
+                if fast is not None:
+                    self.last_tuned = choice.how
+            if fast:
                 try:
                     if fast(grid, stream, *args, **kwargs):
                         return
@@ -168,43 +182,85 @@ class Kernel:
         b = variant.bundle
         d.launch(function, dims, 32 * b.num_warps, b.dynamic_shared_bytes, stream, values)
         if self._fast is False and os.environ.get("TRITONC_RT_FAST", "1") != "0":
-            self._fast = _fast.build(self.name, self.params, self.variants, d.fast_state())
+            self._fast_state = d.fast_state()
+            self._fast = _fast.build(self.name, self.params, self.variants, self._fast_state)
 
 
     def _tuned_missing(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> bool:
         """Whether the tuning table decides this call's config: it leaves out a
         meta-parameter the configs set, or the configs set none (warps, stages)."""
         given = set(self.params[:len(args)]) | set(kwargs)
-        names = [n for t in self._tables for n in t.meta_names()]
+        if self._meta_names is None:
+            self._meta_names = [n for t in self._tables for n in t.meta_names()]
+        names = self._meta_names
         # Configs that differ in warps or stages only: the table always decides.
         return not names or any(n not in given for n in names)
 
-    def _tuned_config(self, args: Sequence[Any], kwargs: Dict[str, Any]):
-        """The variant and the keyword arguments completed with the config the table
-        for this device picks for the actual key values; the first variant's values
-        when no table fits (the dispatch rule's default)."""
+    def _tuned_choice(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> Optional["_Choice"]:
+        """The config the table for this call's device picks for its key values, decided
+        once per device and key values; None when the call does not name the key
+        (the general path reports what is missing)."""
         named = dict(zip(self.params, args))
         named.update(kwargs)
         device = _device_of([named[p] for p in self.params if p in named])
-        digests = {_tuned.code_digest(v.bundle) for v in self.variants}
-        table = _tuned.matching_table(self._tables, _device_name(device), digests)
+        known = self._device_tables.get(device)
+        if known is None:
+            if self._digests is None:
+                self._digests = {_tuned.code_digest(v.bundle) for v in self.variants}
+            name = _device_name(device)
+            known = (name, _tuned.matching_table(self._tables, name, self._digests))
+            self._device_tables[device] = known
+        table = known[1]
         if table is None:
-            table, index = self._tables[0], 0
-            self.last_tuned = "config 0 (default: no tuning table for this device)"
+            values: Tuple[Any, ...] = ()
         else:
-            key = {k: _tuned.key_value(named.get(k)) for k in table.key}
-            index, how = table.choose(key)
-            self.last_tuned = f"config {index} ({how})"
-        config = table.configs[index]
+            if any(k not in named for k in table.key):
+                return None
+            values = tuple(_tuned.key_value(named[k]) for k in table.key)
+        choice = self._choices.get((device, values))
+        if choice is None:
+            if table is None:
+                table, index = self._tables[0], 0
+                how = "config 0 (default: no tuning table for this device)"
+            else:
+                index, rule = table.choose(dict(zip(table.key, values)))
+                how = f"config {index} ({rule})"
+            config = table.configs[index]
+            # The config's variants (its warps and stages: constexpr values alone do not
+            # tell configs apart); the most specialized that accepts the arguments launches.
+            mine = [v for v in self.variants
+                    if v.bundle.num_warps == config["num_warps"]
+                    and int(v.bundle.meta["key"].get("num_stages", 3)) == config["num_stages"]]
+            choice = _Choice(index, how, dict(config["values"]), mine or None)
+            self._choices[(device, values)] = choice
+        if choice.fast is False and self._fast:
+            # Built once the general path has loaded the driver (self._fast is then set).
+            choice.fast = (_fast.build(self.name, self.params, choice.variants,
+                                       self._fast_state) if choice.variants else None)
+        return choice
+
+    def _tuned_config(self, args: Sequence[Any], kwargs: Dict[str, Any]):
+        """The variants and the keyword arguments completed with the config the table
+        for this device picks for the actual key values; the first config's values
+        when no table fits (the dispatch rule's default)."""
+        choice = self._tuned_choice(args, kwargs)
+        if choice is None:
+            return None, kwargs  # a key argument missing: bind() names it
+        self.last_tuned = choice.how
         kwargs = dict(kwargs)
-        for k, v in config["values"].items():
+        for k, v in choice.values.items():
             kwargs.setdefault(k, v)
-        # The config's variants (its warps and stages: constexpr values alone do not
-        # tell configs apart); the most specialized that accepts the arguments launches.
-        mine = [v for v in self.variants
-                if v.bundle.num_warps == config["num_warps"]
-                and int(v.bundle.meta["key"].get("num_stages", 3)) == config["num_stages"]]
-        return (mine or None), kwargs
+        return choice.variants, kwargs
+
+
+class _Choice:
+    """A tuning table's decision for one device and key values."""
+
+    def __init__(self, index: int, how: str, values: Dict[str, Any],
+                 variants: Optional[List[Loaded]]):
+        self.index, self.how, self.values, self.variants = index, how, values, variants
+        #: The fast launcher of ``variants``: False until built, None when it cannot be.
+        self.fast: Any = False
 
 
 def _device_name(device: int) -> str:

@@ -166,6 +166,31 @@ pub struct Tuned {
     pub entry: TuneEntry,
     /// Wall time of the runs and timing, in seconds.
     pub seconds: f64,
+    /// Where that time went, summed over the configs (worker threads overlap on
+    /// several GPUs, so the parts may add up to more than `seconds`).
+    pub phases: Phases,
+}
+
+/// Seconds spent in each part of tuning, summed over the configs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct Phases {
+    /// Running the reference (the first config, or the interpreter) for its answer.
+    pub reference_s: f64,
+    /// Running each other config once for its answer (upload, launch, download).
+    pub run_s: f64,
+    /// Comparing each config's answer with the reference's.
+    pub check_s: f64,
+    /// Timing each config (upload, warm-up and timed rounds).
+    pub time_s: f64,
+}
+
+impl Phases {
+    fn add(&mut self, o: &Phases) {
+        self.reference_s += o.reference_s;
+        self.run_s += o.run_s;
+        self.check_s += o.check_s;
+        self.time_s += o.time_s;
+    }
 }
 
 /// Tunes `session` on `benches` (one worker thread each; the first also computes the
@@ -193,6 +218,8 @@ pub fn tune(
     }
     // The reference: the first config that runs (on the first bench, or the interpreter).
     let mut want: Option<(usize, Vec<OutputTensor>)> = None;
+    let mut phases = Phases::default();
+    let reference_start = std::time::Instant::now();
     for i in 0..n {
         if outcomes[i].is_some() {
             continue;
@@ -211,6 +238,7 @@ pub fn tune(
             Err(e) => outcomes[i] = Some(failed(&e)),
         }
     }
+    phases.reference_s = reference_start.elapsed().as_secs_f64();
     let Some((ref_index, want)) = want else {
         return Err(no_winner(session, &outcomes));
     };
@@ -230,13 +258,14 @@ pub fn tune(
                 let Some(&i) = todo.get(k) else { break };
                 let c = &session.candidates[i];
                 let case = c.case.as_ref().expect("prepared");
-                let outcome = run_one(&mut **bench, case, c.bundle.as_ref(), want, ref_fn, method, &session.restore);
-                results.lock().unwrap_or_else(|e| e.into_inner()).push((i, outcome));
+                let (outcome, spent) = run_one(&mut **bench, case, c.bundle.as_ref(), want, ref_fn, method, &session.restore);
+                results.lock().unwrap_or_else(|e| e.into_inner()).push((i, outcome, spent));
             });
         }
     });
-    for (i, o) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    for (i, o, spent) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
         outcomes[i] = Some(o);
+        phases.add(&spent);
     }
     let outcomes: Vec<ConfigOutcome> = outcomes
         .into_iter()
@@ -257,10 +286,11 @@ pub fn tune(
             variants: session.variants(),
         },
         seconds: start.elapsed().as_secs_f64(),
+        phases,
     })
 }
 
-/// One config: run and check, then time.
+/// One config: run and check, then time; with the seconds each part took.
 fn run_one(
     bench: &mut dyn TuneBench,
     case: &PreparedCase,
@@ -269,21 +299,32 @@ fn run_one(
     ref_fn: &tritonc_ir::Function,
     method: &TimingMethod,
     restore: &[BufferId],
-) -> ConfigOutcome {
-    let got = match bench.run(case, bundle) {
+) -> (ConfigOutcome, Phases) {
+    let mut spent = Phases::default();
+    let t = std::time::Instant::now();
+    let ran = bench.run(case, bundle);
+    spent.run_s = t.elapsed().as_secs_f64();
+    let got = match ran {
         Ok(g) => g,
-        Err(e) => return failed(&e),
+        Err(e) => return (failed(&e), spent),
     };
-    if let Some(detail) = check::differs(&got, want, &case.function, ref_fn) {
-        return ConfigOutcome::Wrong { detail };
+    let t = std::time::Instant::now();
+    let wrong = check::differs(&got, want, &case.function, ref_fn);
+    spent.check_s = t.elapsed().as_secs_f64();
+    if let Some(detail) = wrong {
+        return (ConfigOutcome::Wrong { detail }, spent);
     }
-    match bench.time(case, bundle, method, restore) {
+    let t = std::time::Instant::now();
+    let timed = bench.time(case, bundle, method, restore);
+    spent.time_s = t.elapsed().as_secs_f64();
+    let outcome = match timed {
         Ok(rounds_ms) => ConfigOutcome::Timed {
             median_ms: median(&rounds_ms),
             rounds_ms,
         },
         Err(e) => failed(&e),
-    }
+    };
+    (outcome, spent)
 }
 
 fn failed(e: &ExecError) -> ConfigOutcome {

@@ -264,8 +264,8 @@ fn tune_spec(
         .and_then(|t| t.entry(&session.key))
         .filter(|_| !args.force)
         .cloned();
-    let (entry, tune_s, reused) = match reused {
-        Some(e) => (e, 0.0, true),
+    let (entry, tune_s, phases, reused) = match reused {
+        Some(e) => (e, 0.0, tuner::Phases::default(), true),
         None => {
             let reference = match args.reference {
                 ReferenceArg::First => Reference::FirstConfig,
@@ -275,7 +275,7 @@ fn tune_spec(
             let tuned = tuner::tune(&session, benches, method, reference, &mut interp).map_err(|m| {
                 (vec![Diagnostic::error(codes::LAUNCH_REFUSED, m)], Exit::Findings)
             })?;
-            (tuned.entry, tuned.seconds, false)
+            (tuned.entry, tuned.seconds, tuned.phases, false)
         }
     };
     let path = if reused {
@@ -314,6 +314,7 @@ fn tune_spec(
         "labels": session.candidates.iter().map(|c| c.config.label()).collect::<Vec<_>>(),
         "compile_s": compile_s,
         "tune_s": tune_s,
+        "tune_phases_s": phases,
         "total_s": total_s,
         "table": path.display().to_string(),
         "method": method.to_string(),

@@ -31,6 +31,12 @@ fn tables(dir: &Path) -> Vec<serde_json::Value> {
     out
 }
 
+/// The phases of a reused result (nothing ran).
+fn again_phases(stdout: &str) -> serde_json::Value {
+    let j: serde_json::Value = serde_json::from_str(stdout).expect("JSON");
+    j["results"][0]["tune_phases_s"].clone()
+}
+
 fn tune(extra: &[&str]) -> super::common::Outcome {
     let mut args = vec!["tune", SPEC, "--interpret", "--rounds", "2", "--warmup", "0"];
     args.extend_from_slice(extra);
@@ -81,6 +87,17 @@ fn tune_catches_the_wrong_config_prunes_and_a_second_process_reuses_the_table() 
     let j: serde_json::Value = serde_json::from_str(&forced.stdout).expect("JSON");
     assert_eq!(j["results"][0]["reused"], false);
     assert_eq!(j["results"][0]["key"], serde_json::json!({"n_cols": 48}));
+    // Where the time went: every part measured, none longer than the whole (one worker).
+    let phases = &j["results"][0]["tune_phases_s"];
+    let tune_s = j["results"][0]["tune_s"].as_f64().expect("tune_s");
+    let mut sum = 0.0;
+    for part in ["reference_s", "run_s", "check_s", "time_s"] {
+        let v = phases[part].as_f64().unwrap_or_else(|| panic!("{part} in {phases}"));
+        assert!(v > 0.0 && v <= tune_s, "{part} = {v}, tune_s = {tune_s}");
+        sum += v;
+    }
+    assert!(sum <= tune_s * 1.001, "{phases} adds up to more than {tune_s}");
+    assert_eq!(again_phases(&again.stdout), serde_json::json!({"reference_s": 0.0, "run_s": 0.0, "check_s": 0.0, "time_s": 0.0}));
     let t = tables(&dir);
     assert_eq!(t[0]["entries"].as_array().map(Vec::len), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
