@@ -14,6 +14,8 @@ use std::fmt::Write as _;
 
 use tritonc_ir::DType;
 
+mod tuned;
+
 use crate::meta::{parse_sm, HiddenParamKind, ParamRole, PtxParamKind};
 use crate::{driver_version_name, Bundle};
 
@@ -28,6 +30,9 @@ pub struct CSources {
     pub source_name: String,
     /// The source: the embedded binaries, the driver loader and the launch functions.
     pub source: String,
+    /// What the generator left out and why (a tuning table it could not use), for the
+    /// command to print.
+    pub notes: Vec<String>,
 }
 
 /// Why C could not be generated.
@@ -51,6 +56,17 @@ pub fn c_function_name(bundle: &Bundle) -> String {
 /// `module`: `module` names the files and prefixes the module's own functions
 /// (`MODULE_last_error`).
 pub fn c_sources(module: &str, bundles: &[Bundle]) -> Result<CSources, CSourceError> {
+    c_sources_tuned(module, bundles, &[])
+}
+
+/// [`c_sources`], plus tuned dispatch (docs/c.md, "Tuned kernels") for each autotuned
+/// kernel that `tables` (`tritonc tune`'s tuning tables, any device models) cover:
+/// `KERNEL_tuned_config(key…)` and `KERNEL_launch_config(config, grid, stream, …)`.
+pub fn c_sources_tuned(
+    module: &str,
+    bundles: &[Bundle],
+    tables: &[crate::tuned::TuneTable],
+) -> Result<CSources, CSourceError> {
     let m = c_identifier(module);
     let mut variants = Vec::new();
     for (i, b) in bundles.iter().enumerate() {
@@ -64,11 +80,39 @@ pub fn c_sources(module: &str, bundles: &[Bundle]) -> Result<CSources, CSourceEr
             reason: "two variants have the same launch function name".into(),
         });
     }
+    let mut notes = Vec::new();
+    let mut plans = Vec::new();
+    for (kernel, order) in dispatchers(&variants) {
+        if let Some(p) = tuned::plan(&kernel, &order, &variants, bundles, tables, &mut notes) {
+            plans.push((p, order[0]));
+        }
+    }
+    for t in tables {
+        let covered = bundles.iter().any(|b| b.meta.key.kernel == t.kernel);
+        if !covered {
+            notes.push(format!(
+                "the tuning table of `{}` ({}) matches no kernel compiled here",
+                t.kernel, t.device
+            ));
+        }
+    }
+    let mut header = header(&m, &variants);
+    let mut source = source(&m, module, bundles, &variants);
+    if !plans.is_empty() {
+        let end = header.rfind("#ifdef __cplusplus").unwrap_or(header.len());
+        let decls: String = plans.iter().map(|(p, first)| p.header(&m, &variants[*first])).collect();
+        header.insert_str(end, &decls);
+        source.push_str(&tuned::LOG2.replace("MODULE", &m));
+        for (p, _) in &plans {
+            source.push_str(&p.source(&m, &variants));
+        }
+    }
     Ok(CSources {
         header_name: format!("{module}.h"),
-        header: header(&m, &variants),
+        header,
         source_name: format!("{module}.c"),
-        source: source(&m, module, bundles, &variants),
+        source,
+        notes,
     })
 }
 
@@ -442,6 +486,7 @@ static struct {
     tritonc_cu_result (*cuMemcpyHtoD_v2)(unsigned long long, const void *, size_t);
     tritonc_cu_result (*cuMemcpyDtoH_v2)(void *, unsigned long long, size_t);
     tritonc_cu_result (*cuCtxSynchronize)(void);
+    tritonc_cu_result (*cuDeviceGetName)(char *, int, tritonc_cu_device);
     int version;
 } tritonc_cu_MODULE;
 
@@ -506,6 +551,7 @@ static void tritonc_cu_load_MODULE(void) {
     TRITONC_SYMBOL(cuMemcpyHtoD_v2);
     TRITONC_SYMBOL(cuMemcpyDtoH_v2);
     TRITONC_SYMBOL(cuCtxSynchronize);
+    TRITONC_SYMBOL(cuDeviceGetName);
 #undef TRITONC_SYMBOL
     r = tritonc_cu_MODULE.cuInit(0);
     if (r != TRITONC_CUDA_SUCCESS) {
@@ -714,7 +760,7 @@ fn source(m: &str, module: &str, bundles: &[Bundle], variants: &[Variant]) -> St
          compiler; link with -ldl -pthread on C libraries older than glibc 2.34. */\n\
          #ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200809L\n#endif\n\
          #include \"{module}.h\"\n\n#include <dlfcn.h>\n#include <pthread.h>\n\
-         #include <stdarg.h>\n#include <stddef.h>\n#include <stdio.h>"
+         #include <stdarg.h>\n#include <stddef.h>\n#include <stdio.h>\n#include <string.h>"
     );
     s.push_str(&RUNTIME.replace("MODULE", m));
     for (v, b) in variants.iter().zip(bundles) {

@@ -77,6 +77,32 @@ pub struct TunedConfig {
     pub num_stages: u32,
 }
 
+impl TunedConfig {
+    /// Whether `meta` is a variant of this config: its warps, its stages and every
+    /// meta-parameter value the config sets, folded into its code.
+    pub fn is_config_of(&self, meta: &crate::BundleMeta) -> bool {
+        meta.num_warps == self.num_warps
+            && meta.key.num_stages == self.num_stages
+            && self.values.iter().all(|(name, v)| {
+                meta.params.iter().any(|p| {
+                    &p.name == name
+                        && matches!(&p.role, crate::ParamRole::Constexpr(c) if const_is(c, v))
+                })
+            })
+    }
+}
+
+/// Whether a folded constexpr is the JSON value a config sets.
+fn const_is(c: &crate::ConstValue, v: &serde_json::Value) -> bool {
+    use crate::ConstValue;
+    match c {
+        ConstValue::Int(i) => v.as_i64() == Some(*i),
+        ConstValue::Bool(b) => v.as_bool() == Some(*b),
+        ConstValue::Float(f) => v.as_f64() == Some(*f),
+        _ => false,
+    }
+}
+
 /// The code one config ran as, at one key value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TunedVariant {
@@ -290,6 +316,30 @@ fn key_distance(
         }
     }
     Some(d)
+}
+
+/// Every table of `kernel` in `dir` (`KERNEL.tune-*.json`, any device model), in file
+/// name order; unreadable files and other formats are left out.
+pub fn tables_in(dir: &Path, kernel: &str) -> Vec<TuneTable> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let prefix = format!("{kernel}.tune-");
+    let mut names: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
+        })
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .filter_map(|p| read_table(p))
+        .filter(|t| t.kernel == kernel)
+        .collect()
 }
 
 /// Reads one table file; `None` when it is missing or not a table of this format.

@@ -257,3 +257,163 @@ fn docs_c_md_shows_the_tested_example_program() {
         "docs/c.md is out of date"
     );
 }
+
+/// `vector_add` as the config `BLOCK=block, num_warps=warps` (aligned or not).
+fn vector_add_config(aligned: bool, block: i64, warps: u32) -> Bundle {
+    let mut b = vector_add(aligned);
+    b.meta.params[4].role = ParamRole::Constexpr(ConstValue::Int(block));
+    b.meta.key.args[4].spec = block.to_string();
+    b.meta.key.num_warps = warps;
+    b.meta.num_warps = warps;
+    b.meta.key_hash = b.meta.key.hash_hex();
+    b.validate().expect("a consistent bundle");
+    b
+}
+
+const TUNED_MAIN: &str = r#"
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "kernels.h"
+
+/* The stand-in driver (bench/launch/fake_libcuda.c) this program is linked with. */
+extern void fake_set_param_count(int n);
+extern long long fake_last_launch(unsigned *dims, uintptr_t *stream, unsigned char *params, int n);
+
+static int failures = 0;
+static void expect_config(long long n, long long block, int warps) {
+    const kernels_vector_add_config *c = vector_add_tuned_config(n);
+    if (c == NULL || c->BLOCK != block || c->num_warps != warps || c->num_stages != 3) {
+        printf("FAIL n=%lld: got %s (%s), want BLOCK=%lld, num_warps=%d\n", n,
+               c ? c->label : "NULL", kernels_last_error(), block, warps);
+        failures++;
+    }
+}
+static void expect_launch(const char *what, tritonc_status s, unsigned threads, unsigned programs) {
+    unsigned dims[7];
+    uintptr_t stream;
+    unsigned char params[4 * 8];
+    fake_last_launch(dims, &stream, params, 4);
+    if (s != TRITONC_SUCCESS || dims[3] != threads || dims[0] != programs) {
+        printf("FAIL %s: status %d (%s), %u threads x %u programs, want %u x %u\n", what, (int)s,
+               kernels_last_error(), dims[3], dims[0], threads, programs);
+        failures++;
+    }
+}
+
+int main(void) {
+    const kernels_vector_add_config *c;
+    tritonc_grid grid;
+    tritonc_status s;
+    fake_set_param_count(4);
+    expect_config(1024, 256, 8);          /* exact */
+    expect_config(1048576, 128, 4);       /* exact */
+    expect_config(2048, 256, 8);          /* nearest: 1024 */
+    expect_config(524288, 128, 4);        /* nearest: 1048576 */
+    expect_config(32768, 256, 8);         /* equally near both: the entry tuned first */
+    expect_config(64, 256, 8);            /* nearest usable: the stale 64 entry is left out */
+    /* The config's grid, as a Triton grid function computes it from META. */
+    c = vector_add_tuned_config(4096);
+    grid.x = (unsigned)((4096 + c->BLOCK - 1) / c->BLOCK); grid.y = 1; grid.z = 1;
+    s = vector_add_launch_config(c, grid, NULL, 0x1000, 0x2000, 0x3000, 4096);
+    expect_launch("config 1", s, 256, 16);
+    c = vector_add_tuned_config(1048576);
+    grid.x = 3;
+    /* Misaligned: config 0's plain variant takes it. */
+    s = vector_add_launch_config(c, grid, NULL, 0x1004, 0x2000, 0x3000, 1000);
+    expect_launch("config 0, plain variant", s, 128, 3);
+    /* Config 1 has only the aligned variant: it refuses the same arguments. */
+    s = vector_add_launch_config(vector_add_tuned_config(1024), grid, NULL, 0x1004, 0x2000, 0x3000, 1000);
+    if (s != TRITONC_INVALID_ARGUMENT || strstr(kernels_last_error(), "16-byte aligned") == NULL) {
+        printf("FAIL refusal: %d %s\n", (int)s, kernels_last_error());
+        failures++;
+    }
+    s = vector_add_launch_config(NULL, grid, NULL, 0x1000, 0x2000, 0x3000, 1024);
+    if (s != TRITONC_INVALID_ARGUMENT || strstr(kernels_last_error(), "not one of vector_add's configs") == NULL) {
+        printf("FAIL null config: %d %s\n", (int)s, kernels_last_error());
+        failures++;
+    }
+    printf("failures %d\n", failures);
+    return failures;
+}
+"#;
+
+#[test]
+fn tuned_c_chooses_by_the_table_rule_and_launches_the_configs_variant() {
+    use tritonc_bundle::tuned::{code_digest, TuneTable};
+    let bundles = [
+        vector_add_config(true, 128, 4),
+        vector_add_config(false, 128, 4),
+        vector_add_config(true, 256, 8),
+    ];
+    let digests: Vec<String> = bundles.iter().map(code_digest).collect();
+    let variants: Vec<serde_json::Value> = digests
+        .iter()
+        .map(|d| serde_json::json!({"bundle": null, "digest": d}))
+        .collect();
+    let timed = serde_json::json!({"status": "timed", "median_ms": 1.0, "rounds_ms": [1.0]});
+    let entry = |n: i64, winner: usize, variants: &serde_json::Value| {
+        serde_json::json!({"key": {"n": n}, "winner": winner, "outcomes": [timed, timed],
+                           "reference": "config 0", "variants": variants})
+    };
+    let stale = serde_json::json!([{"bundle": null, "digest": "00"}]);
+    let table = |device: &str, entries: Vec<serde_json::Value>| -> TuneTable {
+        serde_json::from_value(serde_json::json!({
+            "format_version": 1, "kernel": "vector_add", "device": device, "target": "sm_90",
+            "key": ["n"], "method": "test", "entries": entries,
+            "configs": [
+                {"label": "BLOCK=128, num_warps=4, num_stages=3", "values": {"BLOCK": 128}, "num_warps": 4, "num_stages": 3},
+                {"label": "BLOCK=256, num_warps=8, num_stages=3", "values": {"BLOCK": 256}, "num_warps": 8, "num_stages": 3}
+            ]
+        }))
+        .expect("a tuning table")
+    };
+    let all = serde_json::Value::Array(variants);
+    let tables = [
+        // Another device model's table, which the stand-in GPU must not use.
+        table("Other GPU", vec![entry(1024, 0, &all), entry(2048, 0, &all)]),
+        table(
+            "stand-in GPU",
+            vec![entry(1024, 1, &all), entry(1 << 20, 0, &all), entry(64, 0, &stale)],
+        ),
+    ];
+    let c = tritonc_bundle::c_source::c_sources_tuned("kernels", &bundles, &tables)
+        .expect("C for three variants");
+    assert!(
+        c.notes.iter().any(|n| n.contains("1 of 3 tuned entries were measured on other code")),
+        "{:?}",
+        c.notes
+    );
+    assert!(c.header.contains("const kernels_vector_add_config *vector_add_tuned_config(long long n);"), "{}", c.header);
+    assert!(c.header.contains("long long BLOCK;"), "{}", c.header);
+    let dir = scratch("tuned");
+    std::fs::write(dir.join(&c.header_name), &c.header).unwrap();
+    std::fs::write(dir.join(&c.source_name), &c.source).unwrap();
+    std::fs::write(dir.join("main.c"), TUNED_MAIN).unwrap();
+    let fake = Command::new("cc")
+        .args(["-O1", "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o"])
+        .arg(dir.join("libcuda.so.1"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/launch/fake_libcuda.c"))
+        .status()
+        .expect("cc");
+    assert!(fake.success());
+    let exe = dir.join("tuned-test");
+    let out = Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-o"])
+        .arg(&exe)
+        .arg(dir.join("main.c"))
+        .arg(dir.join("kernels.c"))
+        .arg(dir.join("libcuda.so.1"))
+        .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .args(["-ldl", "-pthread"])
+        .output()
+        .expect("cc");
+    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).output().expect("the program runs");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(text.contains("failures 0"), "{text}");
+    assert_eq!(run.status.code(), Some(0), "{text}");
+    if std::env::var_os("KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -42,6 +42,11 @@ pub const NOT_AUTOTUNED: Code = Code("E0516");
 /// The per-thread code of a kernel would define more registers than the back end's
 /// budget (`TRITONC_REGISTER_BUDGET`), or that variable is malformed.
 pub const REGISTER_BUDGET: Code = Code("E0517");
+/// A tuning table given to `tritonc compile --emit c --tuned DIR` could not be used as a
+/// whole (a warning): its entries measured on other code than the variants compiled now
+/// are left out, and a table whose key is not an integer argument, or whose configs set
+/// values that are not numbers, gives the kernel no tuned dispatch (docs/c.md).
+pub const TUNE_TABLE_UNUSED: Code = Code("E0518");
 /// The requested feature is not available in this build.
 pub const NOT_IMPLEMENTED: Code = Code("E0590");
 /// The back end cannot lower the kernel yet.
@@ -464,6 +469,34 @@ error[E0517]: the code one thread of `add_kernel` runs would define 163840 regis
 
 Use a smaller block and more programs (`BLOCK = 1024` to `8192` is Triton's usual range),
 or more warps; or, to build it anyway, `TRITONC_REGISTER_BUDGET=none`.
+",
+    },
+    CodeDoc {
+        code: TUNE_TABLE_UNUSED,
+        name: "tune-table-unused",
+        summary: "a tuning table given to `--emit c --tuned` could not be used as a whole",
+        explanation: "\
+`tritonc compile --emit c --tuned DIR` reads the tuning tables `tritonc tune` wrote into
+DIR (`KERNEL.tune-*.json`) and gives each autotuned kernel `KERNEL_tuned_config` and
+`KERNEL_launch_config` (docs/c.md). As a warning, this code says what of a table was
+left out: no table of the file's kernels in DIR; entries measured on other code than the
+variants compiled now (each entry records the code digests of the variants it timed; a
+recompile with another signature, option or toolchain gives other code, and an entry
+timed on other code is never trusted, by any launcher); a table whose key is not an
+integer argument of the launch, or whose configs set values that are not numbers, which
+gives the kernel no tuned functions. As an error: `--tuned` without `--emit c`.
+
+## Example
+
+```text
+tritonc compile matmul.py --signature \"*fp16, *fp16, *fp16, i32, i32, i32\" --emit c -o build --tuned tuned/
+warning[E0518]: `matmul_kernel` on NVIDIA H200: 3 of 3 tuned entries were measured on other code than the variants compiled now, and are left out
+```
+
+## Use instead
+
+Compile with the signature and options the tuning compiled with (`tritonc tune` prints
+them; `--signature` as in the spec's arguments, `:16` included), or tune again.
 ",
     },
     CodeDoc {

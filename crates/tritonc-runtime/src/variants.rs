@@ -59,17 +59,6 @@ pub struct Variants {
     order: Vec<usize>,
 }
 
-/// Whether a compiled constexpr value is a tuning table's value.
-fn const_is(c: &tritonc_bundle::ConstValue, v: &serde_json::Value) -> bool {
-    use tritonc_bundle::ConstValue;
-    match c {
-        ConstValue::Int(i) => v.as_i64() == Some(*i),
-        ConstValue::Bool(b) => v.as_bool() == Some(*b),
-        ConstValue::Float(f) => v.as_f64() == Some(*f),
-        _ => false,
-    }
-}
-
 /// Slot indices sorted by [`preference`], highest first, ties in declaration order.
 fn preference_order(slots: &[Slot]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..slots.len()).collect();
@@ -176,15 +165,7 @@ impl Variants {
         let config = table.configs.get(config)?;
         let index = self.order.iter().copied().find(|&i| {
             let meta = &self.slots[i].bundle.meta;
-            meta.num_warps == config.num_warps
-                && meta.key.num_stages == config.num_stages
-                && config.values.iter().all(|(name, v)| {
-                    meta.params.iter().any(|p| {
-                        &p.name == name
-                            && matches!(&p.role, tritonc_bundle::ParamRole::Constexpr(c) if const_is(c, v))
-                    })
-                })
-                && check_and_marshal(meta, args).is_ok()
+            config.is_config_of(meta) && check_and_marshal(meta, args).is_ok()
         })?;
         Some((index, choice))
     }

@@ -88,6 +88,11 @@ pub struct CompileArgs {
     /// without it; bundles go to `tritonc-out/`).
     #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
+    /// With `--emit c`: the tuning tables of `tritonc tune` in DIR (`KERNEL.tune-*.json`)
+    /// give each autotuned kernel `KERNEL_tuned_config` and `KERNEL_launch_config`
+    /// (docs/c.md, "Tuned kernels").
+    #[arg(long, value_name = "DIR", requires = "emit")]
+    pub tuned: Option<PathBuf>,
     /// Keep `a*b + c` as separate roundings (no `fma` contraction).
     #[arg(long)]
     pub no_fp_fusion: bool,

@@ -127,6 +127,14 @@ pub fn emit_code(
     let emit_ptx = request.stages.contains(&Stage::Ptx);
     let emit_cubin = request.stages.contains(&Stage::Cubin);
     let emit_c = request.stages.contains(&Stage::C);
+    if let (Some(dir), false) = (&args.tuned, emit_c) {
+        let d = Diagnostic::error(
+            codes::TUNE_TABLE_UNUSED,
+            format!("`--tuned {}` is for `--emit c`: only generated C reads tuning tables at compile time", dir.display()),
+        );
+        out.diagnostics(Stream::Stderr, &[d], sources);
+        return Exit::InputError;
+    }
     let bundle_dir = match (&args.output_dir, request.stages.is_empty() || emit_cubin) {
         (Some(_), _) if emit_c && !emit_cubin => None,
         (Some(d), _) => Some(d.clone()),
@@ -212,7 +220,7 @@ pub fn emit_code(
             .output_dir
             .clone()
             .unwrap_or_else(|| PathBuf::from(DEFAULT_BUNDLE_DIR));
-        if let Err(d) = write_c(kernels, c_bundles, &dir, sources, out) {
+        if let Err(d) = write_c(kernels, c_bundles, &dir, args.tuned.as_deref(), sources, out) {
             out.diagnostics(Stream::Stderr, &[d], sources);
             return Exit::InputError;
         }
@@ -240,6 +248,7 @@ fn write_c(
     kernels: &[KernelToCompile],
     bundles: Vec<Vec<tritonc_bundle::Bundle>>,
     dir: &Path,
+    tuned: Option<&Path>,
     sources: &SourceMap,
     out: &Output,
 ) -> Result<(), Diagnostic> {
@@ -264,8 +273,36 @@ fn write_c(
     };
     std::fs::create_dir_all(dir).map_err(|e| cannot_write(dir, e))?;
     for (module, list) in modules {
-        let c = tritonc_bundle::c_source::c_sources(&module, &list)
+        let mut tables = Vec::new();
+        if let Some(tdir) = tuned {
+            let mut kernels: Vec<&str> = list.iter().map(|b| b.meta.key.kernel.as_str()).collect();
+            kernels.sort_unstable();
+            kernels.dedup();
+            for k in &kernels {
+                tables.extend(tritonc_bundle::tuned::tables_in(tdir, k));
+            }
+            if tables.is_empty() {
+                let d = Diagnostic::warning(
+                    codes::TUNE_TABLE_UNUSED,
+                    format!(
+                        "no tuning table of {} in `{}` (`tritonc tune` writes `KERNEL.tune-*.json`): `{module}.c` has no tuned dispatch",
+                        kernels.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
+                        tdir.display()
+                    ),
+                );
+                out.diagnostics(Stream::Stderr, &[d], sources);
+            }
+        }
+        let c = tritonc_bundle::c_source::c_sources_tuned(&module, &list, &tables)
             .map_err(|e| Diagnostic::error(codes::NOT_IMPLEMENTED, e.to_string()))?;
+        let notes: Vec<Diagnostic> = c
+            .notes
+            .iter()
+            .map(|n| Diagnostic::warning(codes::TUNE_TABLE_UNUSED, n.clone()))
+            .collect();
+        if !notes.is_empty() {
+            out.diagnostics(Stream::Stderr, &notes, sources);
+        }
         for (name, text) in [(&c.header_name, &c.header), (&c.source_name, &c.source)] {
             let path = dir.join(name);
             std::fs::write(&path, text).map_err(|e| cannot_write(&path, e))?;

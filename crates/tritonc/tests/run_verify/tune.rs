@@ -216,3 +216,42 @@ fn compile_only_here_then_bundles_without_a_gpu_is_exit_3() {
     assert!(o.stderr.contains("cannot tune on the GPU"), "{}", o.stderr);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--emit c --tuned DIR` finds the kernel's tables in DIR; entries timed on other code
+/// (here the interpreter's) are left out with E0518 and the C still has the tuned
+/// functions (the first config then); `--tuned` without `--emit c` is an input error.
+#[test]
+fn emit_c_reads_tuning_tables_and_leaves_out_entries_of_other_code() {
+    let dir = scratch("emit-c");
+    let d = dir.to_str().expect("utf-8");
+    let o = tune(&["-o", d]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let c_dir = dir.join("c");
+    let c = c_dir.to_str().expect("utf-8");
+    let kernel = "crates/tritonc/tests/fixtures/tune/row_sum.py";
+    let sig = "*fp32, *fp32, *fp32, i32";
+    let o = tritonc_in(
+        &repo_root(),
+        &["compile", kernel, "--signature", sig, "--emit", "c", "-o", c, "--tuned", d],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("warning[E0518]")
+            && o.stderr.contains("1 of 1 tuned entries were measured on other code"),
+        "{}",
+        o.stderr
+    );
+    let header = std::fs::read_to_string(c_dir.join("row_sum.h")).expect("the header");
+    assert!(
+        header.contains("const row_sum_row_sum_config *row_sum_tuned_config(long long n_cols);"),
+        "{header}"
+    );
+    assert!(header.contains("Tuned on: interpreter (0 key values)"), "{header}");
+    let o = tritonc_in(
+        &repo_root(),
+        &["compile", kernel, "--signature", sig, "--emit", "ptx", "--tuned", d],
+    );
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("E0518") && o.stderr.contains("is for `--emit c`"), "{}", o.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
