@@ -35,7 +35,7 @@ pub fn check_file(
     settings: &Settings,
     projects: Option<&Projects>,
 ) -> FileCheck {
-    let analysis = analyze_file(file, sources);
+    let analysis = analyze_file(file, sources, projects.map(|p| (p, path)));
     let source = sources.get(file);
     // The Triton version `compile` would use for this file.
     let mut settings = settings.clone();

@@ -4,12 +4,15 @@
 //! Commands see only [`FileAnalysis`]; when the syntax crate's API changes shape, this
 //! module is the only one to follow.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use tritonc_diagnostics::{Diagnostic, FileId, SourceMap, Span};
 use tritonc_syntax::ast::Module;
 use tritonc_syntax::discovery::JitBinding;
 use tritonc_syntax::{discover, Kernel, ModuleIndex};
+
+use crate::project::Projects;
 
 /// A `@triton.jit` function found in a file.
 #[derive(Debug, Clone)]
@@ -36,10 +39,20 @@ pub struct FileAnalysis {
 }
 
 /// Parses `file`, discovers its kernels and checks each against the accepted subset.
-pub fn analyze_file(file: FileId, sources: &SourceMap) -> FileAnalysis {
+/// With `project` (the command's projects and the file's path on disk), names the file
+/// imports from a project module that re-exports Triton (`from pkg.triton_utils import
+/// triton`) resolve to Triton's, so kernels decorated through them are found.
+pub fn analyze_file(
+    file: FileId,
+    sources: &SourceMap,
+    project: Option<(&Projects, &Path)>,
+) -> FileAnalysis {
     let text = sources.get(file).text();
     let parsed = tritonc_syntax::parse_module(file, text);
-    let index = discover(&parsed.module);
+    let index = match project {
+        Some((projects, path)) => projects.discover(path, &parsed.module),
+        None => discover(&parsed.module),
+    };
     let mut diagnostics = parsed.diagnostics;
     diagnostics.extend(index.diagnostics.iter().cloned());
 

@@ -6,6 +6,12 @@
 //! parsed and discovered once and cached; each gets a [`FileId`] handed out in order from
 //! the first id the caller reserves, so diagnostics pointing into a helper's file render
 //! once [`ProjectFiles::register`] has added the files to the command's [`SourceMap`].
+//!
+//! Discovery follows re-exports of Triton through the project: a module that writes
+//! `from pkg.triton_utils import tl, triton`, where `pkg/triton_utils/__init__.py` imports
+//! `triton` (in an `if HAS_TRITON:` branch or a `try`, with placeholders otherwise), has
+//! its `@triton.jit` kernels found as if it imported `triton` itself
+//! ([`FsLoader::reexported`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,7 +23,7 @@ use tritonc_sema::project::absolute;
 use tritonc_sema::{LoadedModule, ModuleLoader, ModuleScope, Project, TritonVersion};
 use tritonc_syntax::ast::{Module, Stmt, StmtKind};
 use tritonc_syntax::resolve::is_triton_path;
-use tritonc_syntax::{discover, ModuleIndex};
+use tritonc_syntax::{discover, discover_following, ModuleIndex, NameResolver, Reexport};
 
 /// The nearest ancestor directory of `file` without an `__init__.py`.
 pub fn project_root(file: &Path) -> PathBuf {
@@ -97,11 +103,20 @@ impl ProjectFiles {
 /// (`None`: no such module in the project).
 type CachedModule = Option<(Arc<LoadedModule>, Vec<String>)>;
 
+/// What following a re-export needs of a module: its own imports, unfollowed, and the
+/// names it defines itself (`None`: no such module in the project).
+type ImportsOnly = Option<Arc<(NameResolver, Vec<String>, bool)>>;
+
+/// How many modules a chain of re-exports may pass through.
+const MAX_REEXPORT_CHAIN: usize = 16;
+
 /// Reads the modules of one project root.
 struct FsLoader {
     root: PathBuf,
     files: Arc<ProjectFiles>,
     cache: Mutex<HashMap<String, CachedModule>>,
+    /// Modules read for their imports alone, to follow re-exports.
+    imports: Mutex<HashMap<String, ImportsOnly>>,
 }
 
 impl FsLoader {
@@ -128,13 +143,7 @@ impl FsLoader {
         {
             return None;
         }
-        let base = dotted.split('.').fold(self.root.clone(), |p, s| p.join(s));
-        let (path, is_package) = [
-            (base.with_extension("py"), false),
-            (base.join("__init__.py"), true),
-        ]
-        .into_iter()
-        .find(|(p, _)| p.is_file())?;
+        let (path, is_package) = self.module_file(dotted)?;
         let text: Arc<str> = Arc::from(std::fs::read_to_string(&path).ok()?);
         let file = self.files.add(path, text.clone());
         let parsed = tritonc_syntax::parse_module(file, &text);
@@ -142,9 +151,147 @@ impl FsLoader {
         let module = LoadedModule {
             name: dotted.to_string(),
             is_package,
-            index: discover(&parsed.module),
+            index: self.discover(&parsed.module, dotted, is_package),
         };
         Some((Arc::new(module), imports))
+    }
+
+    /// Discovery of module `name` of this project, with Triton re-exports followed.
+    fn discover(&self, module: &Module, name: &str, is_package: bool) -> ModuleIndex {
+        discover_following(module, &|path| self.reexported(path, name, is_package))
+    }
+
+    /// What `path`, as module `importer` imports it, stands for when a project module
+    /// re-exports Triton under that name: `vllm.triton_utils.tl.exp` is
+    /// `triton.language.exp` when `vllm/triton_utils/__init__.py` binds `tl` to
+    /// `triton.language` ([`Reexport::Paths`]); a project module itself answers the names
+    /// in it that re-export Triton ([`Reexport::Module`]).
+    fn reexported(&self, path: &str, importer: &str, is_package: bool) -> Reexport {
+        let Some(abs) = absolute(path, importer, is_package) else {
+            return Reexport::None;
+        };
+        if is_triton_path(&abs) {
+            return Reexport::None;
+        }
+        if self.module_file(&abs).is_some() {
+            let Some(m) = self.imports_only(&abs) else {
+                return Reexport::None;
+            };
+            let names: HashMap<String, Vec<String>> =
+                m.0.names()
+                    .filter(|n| !m.1.iter().any(|d| d == n))
+                    .filter_map(|n| {
+                        let paths = self.triton_paths(&format!("{abs}.{n}"));
+                        (!paths.is_empty()).then(|| (n.to_string(), paths))
+                    })
+                    .collect();
+            return Reexport::Module(names);
+        }
+        Reexport::Paths(self.triton_paths(&abs))
+    }
+
+    /// The Triton paths the absolute, non-Triton `abs` stands for through the project's
+    /// re-exports. The deepest project module on the path decides (Python looks a name up
+    /// in the package before its submodules); of the alternatives it chooses between, the
+    /// Triton ones are kept (the placeholders a module binds when Triton is not installed
+    /// are not Triton). A chain of re-exports (`a` imports `tl` from `b`, which imports it
+    /// from `c`) is followed through each module's own imports, up to
+    /// [`MAX_REEXPORT_CHAIN`] modules. Empty when the path is not such a re-export.
+    fn triton_paths(&self, abs: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        let mut work = vec![(abs.to_string(), 0)];
+        let mut seen: Vec<String> = Vec::new();
+        while let Some((abs, depth)) = work.pop() {
+            if is_triton_path(&abs) {
+                if depth > 0 && !found.contains(&abs) {
+                    found.push(abs);
+                }
+                continue;
+            }
+            if depth >= MAX_REEXPORT_CHAIN
+                || seen.contains(&abs)
+                || self.module_file(&abs).is_some()
+            {
+                // A cycle, too long a chain, or a module itself (not a name in one).
+                continue;
+            }
+            seen.push(abs.clone());
+            let parts: Vec<&str> = abs.split('.').collect();
+            for i in (1..parts.len()).rev() {
+                let module = parts[..i].join(".");
+                let Some(m) = self.imports_only(&module) else {
+                    continue;
+                };
+                let (resolver, defined, m_is_package) = &*m;
+                let name = parts[i];
+                // A name the module defines itself is its own, not an import.
+                if !defined.iter().any(|d| d == name) {
+                    let rest = parts[i + 1..].join(".");
+                    for p in resolver.resolve_name(name) {
+                        let p = if rest.is_empty() {
+                            p
+                        } else {
+                            format!("{p}.{rest}")
+                        };
+                        if let Some(next) = absolute(&p, &module, *m_is_package) {
+                            work.push((next, depth + 1));
+                        }
+                    }
+                }
+                break;
+            }
+        }
+        // Source order of the alternatives (the work list is a stack).
+        found.reverse();
+        found
+    }
+
+    /// The file of project module `dotted` and whether it is a package's `__init__.py`.
+    fn module_file(&self, dotted: &str) -> Option<(PathBuf, bool)> {
+        if dotted.split('.').any(str::is_empty) {
+            return None;
+        }
+        let base = dotted.split('.').fold(self.root.clone(), |p, s| p.join(s));
+        [
+            (base.with_extension("py"), false),
+            (base.join("__init__.py"), true),
+        ]
+        .into_iter()
+        .find(|(p, _)| p.is_file())
+    }
+
+    /// Module `dotted`'s own imports and the names it defines, parsed once (not
+    /// discovered, and not added to the source map: nothing points into it).
+    fn imports_only(&self, dotted: &str) -> ImportsOnly {
+        let lock = || self.imports.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = lock().get(dotted) {
+            return hit.clone();
+        }
+        let read = || -> ImportsOnly {
+            if is_triton_path(dotted) {
+                return None;
+            }
+            let (path, is_package) = self.module_file(dotted)?;
+            let text = std::fs::read_to_string(&path).ok()?;
+            let parsed = tritonc_syntax::parse_module(FileId(u32::MAX), &text);
+            let defined = parsed
+                .module
+                .body
+                .iter()
+                .filter_map(|s| match &s.kind {
+                    StmtKind::FunctionDef(f) => Some(f.name.name.clone()),
+                    StmtKind::ClassDef(c) => Some(c.name.name.clone()),
+                    _ => None,
+                })
+                .collect();
+            Some(Arc::new((
+                NameResolver::from_module(&parsed.module),
+                defined,
+                is_package,
+            )))
+        };
+        let value = read();
+        lock().entry(dotted.to_string()).or_insert(value).clone()
     }
 
     /// Loads every project module reachable through the imports of `imports`.
@@ -277,26 +424,8 @@ impl Projects {
         index: &ModuleIndex,
         preload: bool,
     ) -> ModuleScope {
-        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let root = match &self.root {
-            Some(r) if path.starts_with(r) => r.clone(),
-            _ => project_root(&path),
-        };
-        let Some((name, is_package)) = module_name(&root, &path) else {
+        let Some((root, loader, name, is_package)) = self.loader_for(path) else {
             return ModuleScope::from_index(index);
-        };
-        let loader = {
-            let mut loaders = self.loaders.lock().unwrap_or_else(|e| e.into_inner());
-            loaders
-                .entry(root.clone())
-                .or_insert_with(|| {
-                    Arc::new(FsLoader {
-                        root: root.clone(),
-                        files: self.files.clone(),
-                        cache: Mutex::new(HashMap::new()),
-                    })
-                })
-                .clone()
         };
         if preload {
             loader.preload(imported_modules(module, &name, is_package));
@@ -309,6 +438,43 @@ impl Projects {
                 .clone()
         };
         project.root_scope(index, &name, is_package)
+    }
+
+    /// Discovery of the kernel file `path` (parsed as `module`) in its project: names it
+    /// imports from a project module that re-exports Triton resolve to Triton's paths
+    /// (`from pkg.triton_utils import triton` makes `@triton.jit` a kernel). Modules read
+    /// for that are added to the source map by [`Projects::register`].
+    pub fn discover(&self, path: &Path, module: &Module) -> ModuleIndex {
+        match self.loader_for(path) {
+            Some((_, loader, name, is_package)) => loader.discover(module, &name, is_package),
+            None => discover(module),
+        }
+    }
+
+    /// The project root of `path`, its loader, and the file's module name and whether it
+    /// is a package's `__init__.py`; `None` for a file outside any module tree.
+    fn loader_for(&self, path: &Path) -> Option<(PathBuf, Arc<FsLoader>, String, bool)> {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let root = match &self.root {
+            Some(r) if path.starts_with(r) => r.clone(),
+            _ => project_root(&path),
+        };
+        let (name, is_package) = module_name(&root, &path)?;
+        let loader = {
+            let mut loaders = self.loaders.lock().unwrap_or_else(|e| e.into_inner());
+            loaders
+                .entry(root.clone())
+                .or_insert_with(|| {
+                    Arc::new(FsLoader {
+                        root: root.clone(),
+                        files: self.files.clone(),
+                        cache: Mutex::new(HashMap::new()),
+                        imports: Mutex::new(HashMap::new()),
+                    })
+                })
+                .clone()
+        };
+        Some((root, loader, name, is_package))
     }
 
     /// Adds every file read so far to `sources` (see [`ProjectFiles::register`]).
@@ -331,7 +497,7 @@ pub struct ProjectScopes {
 impl tritonc_spec::KernelScopes for ProjectScopes {
     fn scope(&self, kernel_path: &Path, module: &Module, sources: &mut SourceMap) -> ModuleScope {
         let projects = Projects::new(FileId(sources.len() as u32));
-        let index = discover(module);
+        let index = projects.discover(kernel_path, module);
         let scope = projects.scope(kernel_path, module, &index, true);
         projects.register(sources);
         scope

@@ -49,7 +49,8 @@ pub fn load_kernels(
             "point `tritonc compile` at the file that defines the kernel",
         )]);
     }
-    let analysis = analyze_file(file, sources);
+    let projects = Projects::new(FileId(sources.len() as u32));
+    let analysis = analyze_file(file, sources, Some((&projects, path)));
     if analysis
         .diagnostics
         .iter()
@@ -62,7 +63,6 @@ pub fn load_kernels(
         request.signature.is_none() && config::configures_all(path, &names)
     };
     let summaries = select_kernels(path, wanted, analysis.kernels, all_configured)?;
-    let projects = Projects::new(FileId(sources.len() as u32));
     let scope = projects.scope(path, &analysis.module, &analysis.index, true);
     projects.register(sources);
     Ok(summaries

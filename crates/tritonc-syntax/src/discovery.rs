@@ -10,7 +10,7 @@ use crate::ast::*;
 use crate::autotune::{is_computed, read_configs, ConfigContext};
 pub use crate::autotune::{TuningConfig, UnexpandedConfigs};
 use crate::codes;
-use crate::resolve::NameResolver;
+use crate::resolve::{NameResolver, Reexport};
 
 /// Everything discovery found in one module.
 #[derive(Debug, Clone)]
@@ -225,9 +225,19 @@ impl ConfigContext for Discoverer<'_> {
     }
 }
 
-/// Finds the kernels, functions and constexpr globals of `module`.
+/// Finds the kernels, functions and constexpr globals of `module`, resolving its names by
+/// its own imports alone.
 pub fn discover(module: &Module) -> ModuleIndex {
-    let resolver = NameResolver::from_module(module);
+    discover_following(module, &|_| Reexport::None)
+}
+
+/// [`discover`], with names imported from modules that re-export Triton followed to the
+/// Triton paths those modules bind (`reexported`, see
+/// [`NameResolver::follow_reexports`]): `@triton.jit` spelled through
+/// `from pkg.triton_utils import triton` is a kernel.
+pub fn discover_following(module: &Module, reexported: &dyn Fn(&str) -> Reexport) -> ModuleIndex {
+    let mut resolver = NameResolver::from_module(module);
+    resolver.follow_reexports(reexported);
     let mut counts: HashMap<&str, usize> = HashMap::new();
     let mut values = HashMap::new();
     for s in &module.body {

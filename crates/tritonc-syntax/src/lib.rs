@@ -47,10 +47,10 @@ mod subset;
 
 pub use codes::codes;
 pub use convert::{
-    mark_parse_stack_thread, parse_module, parse_module_on_this_thread, ParsedModule, MAX_CHAIN, MAX_NESTING,
-    PARSE_STACK_BYTES,
+    mark_parse_stack_thread, parse_module, parse_module_on_this_thread, ParsedModule, MAX_CHAIN,
+    MAX_NESTING, PARSE_STACK_BYTES,
 };
-pub use discovery::{discover, Kernel, ModuleIndex};
-pub use resolve::NameResolver;
+pub use discovery::{discover, discover_following, Kernel, ModuleIndex};
+pub use resolve::{NameResolver, Reexport};
 pub use subset::check_kernel_subset;
 pub use tritonc_diagnostics::CodeDoc;

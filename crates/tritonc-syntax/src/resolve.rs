@@ -6,6 +6,12 @@
 //! `triton.language.exp`. Re-exports (`triton.language.exp` is `triton.language.math.exp`)
 //! are Triton's API surface and are left to sema. Imports chosen inside a module-level
 //! `if` or `try` are all recorded, in source order, as alternatives.
+//!
+//! A name imported from another module of the project that re-exports Triton
+//! (`from pkg.triton_utils import tl, triton`, where `pkg/triton_utils/__init__.py` runs
+//! `import triton` when Triton is installed and binds placeholders otherwise) stands for
+//! what that module binds: [`NameResolver::follow_reexports`] rewrites such bindings to the
+//! Triton paths, given a lookup over the project (the driver's; this crate does no I/O).
 
 use std::collections::HashMap;
 
@@ -30,6 +36,24 @@ pub struct NameResolver {
     bindings: HashMap<String, Vec<NameBinding>>,
     /// Modules imported with `from M import *`, searched for otherwise unbound names.
     star_modules: Vec<String>,
+    /// Project modules bound to a name (by the path this module's imports write) with the
+    /// names in them that re-export Triton: `compat.triton.jit` with `from pkg import
+    /// compat` is `triton.jit` when `pkg/compat.py` imports `triton`.
+    module_reexports: HashMap<String, HashMap<String, Vec<String>>>,
+}
+
+/// What a path one of a module's imports names stands for in the project
+/// ([`NameResolver::follow_reexports`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Reexport {
+    /// Nothing Triton: the path is kept as written.
+    #[default]
+    None,
+    /// A name another module binds to these Triton paths (`pkg.triton_utils.tl` is
+    /// `triton.language`).
+    Paths(Vec<String>),
+    /// A module of the project, with the names in it that re-export Triton.
+    Module(HashMap<String, Vec<String>>),
 }
 
 /// Whether `path` names something inside the `triton` package.
@@ -140,6 +164,60 @@ impl NameResolver {
         }
     }
 
+    /// Rewrites every binding whose path another module re-exports from Triton:
+    /// `reexported(path)` answers, for a path as this module's imports write it
+    /// (`vllm.triton_utils.tl`, `..triton_utils.triton`, `pkg.utils.tl.extra.cuda.libdevice`),
+    /// the Triton paths it stands for in the module that defines it
+    /// ([`Reexport::Paths`]), or, for a project module, the names in it that re-export
+    /// Triton ([`Reexport::Module`]: attribute chains through it resolve to Triton's). A
+    /// binding with several answers (a module that chooses between Triton spellings)
+    /// becomes one conditional alternative per answer; the binding's span stays the import
+    /// in this module.
+    pub fn follow_reexports(&mut self, reexported: &dyn Fn(&str) -> Reexport) {
+        let mut modules = Vec::new();
+        for slot in self.bindings.values_mut() {
+            let mut out: Vec<NameBinding> = Vec::with_capacity(slot.len());
+            for b in slot.drain(..) {
+                let answer = if is_triton_path(&b.path) {
+                    Reexport::None
+                } else {
+                    reexported(&b.path)
+                };
+                let paths = match answer {
+                    Reexport::Paths(paths) if !paths.is_empty() => paths,
+                    Reexport::Module(names) => {
+                        if !names.is_empty() {
+                            modules.push((b.path.clone(), names));
+                        }
+                        out.push(b);
+                        continue;
+                    }
+                    _ => {
+                        out.push(b);
+                        continue;
+                    }
+                };
+                let conditional = b.conditional || paths.len() > 1;
+                for path in paths {
+                    if !out.iter().any(|o| o.path == path) {
+                        out.push(NameBinding {
+                            path,
+                            span: b.span,
+                            conditional,
+                        });
+                    }
+                }
+            }
+            *slot = out;
+        }
+        self.module_reexports.extend(modules);
+    }
+
+    /// The names this module binds by imports and aliases (in no particular order).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.bindings.keys().map(String::as_str)
+    }
+
     /// Every binding of a module-level `name`, in source order (several when chosen
     /// inside `if`/`try`).
     pub fn bindings(&self, name: &str) -> &[NameBinding] {
@@ -159,7 +237,16 @@ impl NameResolver {
             ExprKind::Attribute { value, attr } => self
                 .resolve_all(value)
                 .into_iter()
-                .map(|base| format!("{base}.{}", attr.name))
+                .flat_map(|base| {
+                    match self
+                        .module_reexports
+                        .get(&base)
+                        .and_then(|names| names.get(&attr.name))
+                    {
+                        Some(paths) => paths.clone(),
+                        None => vec![format!("{base}.{}", attr.name)],
+                    }
+                })
                 .collect(),
             _ => Vec::new(),
         }

@@ -525,3 +525,85 @@ class Ops:\n    @staticmethod\n    @triton.jit\n    def method_kernel(x_ptr):\n 
         .iter()
         .all(|d| d.severity == tritonc_diagnostics::Severity::Warning));
 }
+
+/// A project module that re-exports Triton (`pkg.triton_utils`), as the driver's lookup
+/// answers for it: `triton` and `tl` are Triton's, `HAS_TRITON` is not a re-export.
+fn triton_utils_reexports(path: &str) -> tritonc_syntax::Reexport {
+    use tritonc_syntax::Reexport;
+    let names = |p: &str| -> Option<&'static str> {
+        match p {
+            "triton" => Some("triton"),
+            "tl" => Some("triton.language"),
+            _ => None,
+        }
+    };
+    if path == "pkg.triton_utils" {
+        return Reexport::Module(
+            [("triton", "triton"), ("tl", "triton.language")]
+                .into_iter()
+                .map(|(n, p)| (n.to_string(), vec![p.to_string()]))
+                .collect(),
+        );
+    }
+    let Some(rest) = path.strip_prefix("pkg.triton_utils.") else {
+        return Reexport::None;
+    };
+    let (first, tail) = rest.split_once('.').unwrap_or((rest, ""));
+    match names(first) {
+        Some(p) if tail.is_empty() => Reexport::Paths(vec![p.to_string()]),
+        Some(p) => Reexport::Paths(vec![format!("{p}.{tail}")]),
+        None => Reexport::None,
+    }
+}
+
+#[test]
+fn names_reexported_from_a_project_module_are_triton_names() {
+    let src = "\
+from pkg.triton_utils import HAS_TRITON, tl, triton
+import pkg.triton_utils as tu
+libdevice = tl.extra.cuda.libdevice
+
+@triton.autotune(configs=[triton.Config({'BLOCK': 64})], key=['n'])
+@triton.jit
+def a(x, n, BLOCK: tl.constexpr):
+    pass
+
+@tu.triton.jit
+def b(x):
+    pass
+
+@triton.heuristics({'EVEN': lambda args: True})
+@triton.jit
+def c(x, EVEN: tl.constexpr):
+    pass
+";
+    let parsed = parse_module(FILE, src);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    // Alone, the module imports nothing from Triton: no kernels.
+    assert!(discover(&parsed.module).kernels.is_empty());
+    let idx = tritonc_syntax::discover_following(&parsed.module, &triton_utils_reexports);
+    let names: Vec<&str> = idx.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["a", "b", "c"]);
+    let a = idx.kernel("a").unwrap();
+    assert_eq!(a.autotune.as_ref().map(|t| t.configs.len()), Some(1));
+    assert_eq!(idx.kernel("c").unwrap().heuristics.len(), 1);
+    for (expr_src, want) in [
+        ("tl.arange", Some("triton.language.arange")),
+        (
+            "libdevice.rsqrt",
+            Some("triton.language.extra.cuda.libdevice.rsqrt"),
+        ),
+        ("tu.tl.sum", Some("triton.language.sum")),
+        ("HAS_TRITON", None),
+    ] {
+        let e = last_expr(&format!("{src}{expr_src}\n"));
+        assert_eq!(
+            idx.resolver.resolve_triton(&e).as_deref(),
+            want,
+            "{expr_src}"
+        );
+    }
+    // The binding keeps the import's span in this module.
+    let b = &idx.resolver.bindings("tl")[0];
+    assert_eq!(text(src, b.span), "tl");
+}

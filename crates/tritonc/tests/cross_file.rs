@@ -7,7 +7,14 @@ use std::process::Command;
 
 /// Runs the binary in the fixture project; returns (exit code, stdout, stderr).
 fn tritonc(args: &[&str]) -> (i32, String, String) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/xfile");
+    tritonc_in("xfile", args)
+}
+
+/// Runs the binary in fixture project `fixture`; returns (exit code, stdout, stderr).
+fn tritonc_in(fixture: &str, args: &[&str]) -> (i32, String, String) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(fixture);
     let out = Command::new(env!("CARGO_BIN_EXE_tritonc"))
         .args(args)
         .current_dir(dir)
@@ -137,4 +144,164 @@ fn verify_and_compile_spec_take_the_same_helpers() {
     ]);
     assert_eq!(code, 0, "{err}");
     let _ = std::fs::remove_dir_all(&out);
+}
+
+// `tests/fixtures/reexport`: a package that imports Triton through its own
+// `rpkg/triton_utils/__init__.py`, which imports `triton` when it is installed and binds
+// placeholders otherwise (vllm's `vllm.triton_utils`). Triton 3.6 compiles every kernel
+// of it; `rpkg/ops/scale_direct.py` is `scale.py` importing Triton itself.
+
+const SCALE_SIG: &str = "*fp32:16, *fp32:16, i32, fp32, 64, False";
+
+#[test]
+fn a_kernel_decorated_through_a_reexport_of_triton_compiles_as_if_imported_directly() {
+    let (code, via_reexport, err) = tritonc_in(
+        "reexport",
+        &[
+            "compile",
+            "rpkg/ops/scale.py",
+            "--kernel",
+            "scale_kernel",
+            "--signature",
+            SCALE_SIG,
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, direct, err) = tritonc_in(
+        "reexport",
+        &[
+            "compile",
+            "rpkg/ops/scale_direct.py",
+            "--kernel",
+            "scale_kernel",
+            "--signature",
+            SCALE_SIG,
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // `tldevice.exp2` (libdevice, re-exported as `tldevice`) in the helper `_scaled`.
+    assert!(via_reexport.contains("__nv_exp2f"), "{via_reexport}");
+    assert_eq!(via_reexport, direct);
+}
+
+#[test]
+fn autotune_and_heuristics_spelled_through_a_reexport_apply() {
+    // `@triton.autotune` with two configs: one variant each.
+    let (code, ir, err) = tritonc_in(
+        "reexport",
+        &[
+            "compile",
+            "rpkg/ops/scale.py",
+            "--kernel",
+            "tuned_copy_kernel",
+            "--signature",
+            "*fp32:16, *fp32:16, i32",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        ir.matches("tt.func public @tuned_copy_kernel").count(),
+        2,
+        "{ir}"
+    );
+    assert!(
+        ir.contains("end = 64 : i32") && ir.contains("end = 128 : i32"),
+        "{ir}"
+    );
+    // `@triton.heuristics` sets `EVEN_N`: a signature that leaves it out asks the
+    // heuristic, which needs the launch value of `n`.
+    let (code, _, err) = tritonc_in(
+        "reexport",
+        &[
+            "compile",
+            "rpkg/ops/scale.py",
+            "--kernel",
+            "scale_kernel",
+            "--signature",
+            "*fp32:16, *fp32:16, i32, fp32, 64",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the heuristic for `EVEN_N` needs the value of `n`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn reexports_are_followed_through_relative_imports_chains_and_modules() {
+    // `from ..compat import tl, triton`, where `compat` re-exports `rpkg.triton_utils`'s,
+    // and `libdevice = tl.extra.cuda.libdevice`.
+    let (code, ir, err) = tritonc_in(
+        "reexport",
+        &[
+            "compile",
+            "rpkg/ops/relative.py",
+            "--kernel",
+            "rsqrt_kernel",
+            "--signature",
+            "*fp32, *fp32, i32, 64",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(ir.contains("__nv_rsqrtf"), "{ir}");
+    // `@compat.triton.jit` and `compat.tl.full(...)` through the module.
+    let (code, ir, err) = tritonc_in(
+        "reexport",
+        &[
+            "compile",
+            "rpkg/ops/relative.py",
+            "--kernel",
+            "through_module_kernel",
+            "--signature",
+            "*fp32",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(ir.contains("arith.constant 2.0 : f32"), "{ir}");
+}
+
+#[test]
+fn a_placeholder_decorator_makes_no_kernel() {
+    let (code, _, err) = tritonc_in(
+        "reexport",
+        &[
+            "compile",
+            "rpkg/ops/placeholder_only.py",
+            "--signature",
+            "*fp32",
+            "--emit",
+            "ttir",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("E0506"), "{err}");
+}
+
+#[test]
+fn lint_sees_kernels_decorated_through_a_reexport() {
+    // scale.py: `_scaled`, `scale_kernel`, `tuned_copy_kernel`; scale_direct.py: two;
+    // relative.py: two. `placeholder_only.py` has none.
+    let (code, out, err) = tritonc_in("reexport", &["lint", "rpkg"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("7 kernels in 9 files"), "{out}{err}");
+    // Each is lowered (no "checked at the source level only" note).
+    let (_, out, err) = tritonc_in(
+        "reexport",
+        &["lint", "--select", "ALL", "rpkg/ops/scale.py"],
+    );
+    assert!(!format!("{out}{err}").contains("TRI001"), "{out}{err}");
+    assert!(out.contains("3 kernels in 1 file"), "{out}{err}");
 }
