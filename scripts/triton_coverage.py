@@ -6,7 +6,8 @@ pointers passed as `None`, `@triton.constexpr_function` helpers, `.value` on a d
 handed to a helper, `raise` in a branch dead at compile time, f-strings in
 `tl.static_assert`, `tl.extra.cuda` helpers, `tl.abs` on bf16, unknown
 `do_not_specialize` names, `tl.constexpr(...)` globals, `tl.range` keywords,
-`isinstance` against Triton's classes, `int.bit_length()`).
+`isinstance` against Triton's classes, `int.bit_length()`, `~` on booleans and unsigned
+integers).
 
 The signature a case is compiled with is the one Triton's launcher derives: an
 argument given as `None` gets the type `mangle_type(None)` (`constexpr`) and the
@@ -462,6 +463,16 @@ def kernel(x_ptr, N: tl.constexpr):
     tl.store(x_ptr + r, r, mask=r < N)
 """
 
+INVERT_MASK = """
+@triton.jit
+def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r)
+    mask = x >= 0
+    tl.store(y_ptr + r, x, mask=mask)
+    tl.store(y_ptr + r, -1, mask=~mask)
+"""
+
 CASES: list[tuple[str, str, dict, str]] = [
     ("none_for_optional_pointer", OPTIONAL_BIAS, {"x_ptr": "*fp32", "b_ptr": None, "n": "i32", "BLOCK": 128},
      "*fp32, None, i32, 128"),
@@ -547,6 +558,20 @@ def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     ("bit_length_in_kernel", BIT_LENGTH_IN_KERNEL, {"x_ptr": "*i32", "N": 100}, "*i32, 100"),
     *[(name, body, INT_DESCRIPTOR_SIG if "nan" in name else DESCRIPTOR_SIG,
        ("*i32" if "nan" in name else "*fp32") + ", i32, i32, i32, i64") for name, body in DESCRIPTOR_CASES],
+    # sglang's `transform_index_page_table_decode_kernel`: a store masked by `~mask`. `~`
+    # is `xor` with every bit set (`true` for i1, 0xFF.. for unsigned types).
+    ("invert_bool_mask", INVERT_MASK, {"x_ptr": "*i32", "y_ptr": "*i32", "BLOCK": 64}, "*i32, *i32, 64"),
+    ("invert_scalar_bool", """
+@triton.jit
+def kernel(y_ptr, n):
+    tl.store(y_ptr, (~(n > 0)).to(tl.int32))
+""", {"y_ptr": "*i32", "n": "i32"}, "*i32, i32"),
+    *[(f"invert_{t}", f"""
+@triton.jit
+def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(y_ptr + r, ~tl.load(x_ptr + r))
+""", {"x_ptr": f"*{t}", "y_ptr": f"*{t}", "BLOCK": 64}, f"*{t}, *{t}, 64") for t in ("u8", "u32", "i16", "u64")],
     ("builtin_range_keyword", """
 @triton.jit
 def kernel(x_ptr, n):
@@ -565,12 +590,31 @@ def facts(ttir: str) -> dict:
                                                 ttir)})
     if consts:
         out["i32_constants"] = consts
+    xor = xor_constants(ttir)
+    if xor:
+        out["xori_constants"] = xor
     for attr in ("tt.num_stages", "tt.loop_unroll_factor", "tt.flatten", "tt.disallow_acc_multi_buffer",
                  "tt.disable_licm", "tt.warp_specialize"):
         m = re.search(rf"{re.escape(attr)}( = (\d+) : i32)?", ttir)
         if m:
             out[attr] = int(m.group(2)) if m.group(2) else True
     return out
+
+
+def xor_constants(ttir: str) -> list[str]:
+    """The constant operands of each `arith.xori`, as `<bits>:<value as unsigned>` (Triton's
+    IR has no unsigned types: `uint32` all-ones prints as -1 in i32)."""
+    consts = {}
+    for m in re.finditer(r"(%[\w.]+) = arith\.constant (?:dense<)?(true|false|-?\d+)>? : "
+                         r"(?:tensor<[^>]*x)?i(\d+)>?", ttir):
+        value = {"true": 1, "false": 0}.get(m.group(2))
+        bits = int(m.group(3))
+        value = int(m.group(2)) if value is None else value
+        consts[m.group(1)] = f"{bits}:{value % (1 << bits)}"
+    out = []
+    for m in re.finditer(r"= arith\.xori (%[\w.]+), (%[\w.]+)", ttir):
+        out.extend(consts[v] for v in m.groups() if v in consts)
+    return sorted(out)
 
 
 def run_case(name: str, body: str, launch: dict, signature: str) -> dict:

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use tritonc_diagnostics::{Diagnostic, Severity, SourceMap, Span};
-use tritonc_ir::{ConstValue, Module, OpKind};
+use tritonc_ir::{BinaryOp, ConstValue, Module, OpKind};
 use tritonc_sema::spec::{bind_signature, parse_signature};
 use tritonc_sema::LaunchOptions;
 
@@ -67,6 +67,38 @@ fn op_counts(m: &Module) -> BTreeMap<&'static str, usize> {
             *out.entry(f.kind(op).name()).or_default() += 1;
         }
     }
+    out
+}
+
+/// The constant operands of every `arith.xori`, as `<bits>:<value as unsigned>` (the
+/// fixture's form: Triton's IR has no unsigned types).
+fn xor_constants(m: &Module) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &m.functions {
+        for op in f.walk() {
+            if !matches!(f.kind(op), OpKind::Binary(BinaryOp::XOrI)) {
+                continue;
+            }
+            for &v in f.op(op).operands() {
+                let Some(mut def) = f.defining_op(v) else {
+                    continue;
+                };
+                // A block constant is a scalar one splat (Triton's is a dense constant).
+                if matches!(f.kind(def), OpKind::Splat) {
+                    match f.defining_op(f.op(def).operands()[0]) {
+                        Some(d) => def = d,
+                        None => continue,
+                    }
+                }
+                if let OpKind::Constant(ConstValue::Int(c)) = f.kind(def) {
+                    let bits = f.value_type(v).elem().bitwidth().expect("an integer type");
+                    let value = (*c as i128).rem_euclid(1i128 << bits);
+                    out.push(format!("{bits}:{value}"));
+                }
+            }
+        }
+    }
+    out.sort();
     out
 }
 
@@ -210,6 +242,19 @@ fn front_end_agrees_with_triton_on_real_world_constructs() {
                         fact("tt.elementwise_inline_asm")
                     ));
                 }
+                // `~x` is `x xor all-ones`: `true` for i1, 2^bits - 1 for unsigned types.
+                if let Some(want) = facts.get("xori_constants") {
+                    let want: Vec<String> = want
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|v| v.as_str().unwrap().to_string())
+                        .collect();
+                    let got = xor_constants(&m);
+                    if got != want {
+                        failures.push(format!("{name}: xori constants {got:?}, Triton {want:?}"));
+                    }
+                }
                 if name == "num_threads" {
                     let want: Vec<i128> = facts["i32_constants"]
                         .as_array()
@@ -347,7 +392,12 @@ fn gdc_calls_keep_their_place_among_memory_ops() {
         .collect();
     assert_eq!(
         order,
-        ["tt.gdc_wait", "tt.load", "tt.store", "tt.gdc_launch_dependents"],
+        [
+            "tt.gdc_wait",
+            "tt.load",
+            "tt.store",
+            "tt.gdc_launch_dependents"
+        ],
         "{m}"
     );
     // An unused `gdc_wait` is not dead code.

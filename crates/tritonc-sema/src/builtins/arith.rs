@@ -672,7 +672,14 @@ pub fn unary(
                     format!("`~` is not defined on `{d}`"),
                 ));
             }
-            let ones = cx.builder(span).const_int(-1, Type::Scalar(d));
+            // Every bit set (Triton's `get_all_ones_value`): -1 for signed integers,
+            // 2^bits - 1 for unsigned ones and `true` for `i1` (the IR's constants hold
+            // each type's own range).
+            let all_ones = match d.bitwidth() {
+                Some(bits) if !d.is_signed() => (1i128 << bits) - 1,
+                _ => -1,
+            };
+            let ones = cx.builder(span).const_int(all_ones, Type::Scalar(d));
             let ones = TensorValue {
                 id: ones,
                 ty: Type::Scalar(d),
