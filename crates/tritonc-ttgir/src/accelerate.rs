@@ -22,7 +22,10 @@
 //! more 16-row tiles per warp than N has 16-column ones, else along N; a dot whose result
 //! feeds the A operand of another dot (attention's `P·V`) puts every warp along M so the
 //! rows a warp owns stay its own across both dots, and so does the second dot (whose A
-//! then arrives in the first's accumulator layout, and is read from registers).
+//! then arrives in the first's accumulator layout, and is read from registers). A
+//! `tf32x3` dot, which Triton splits into three chained dots before this decision, puts
+//! every warp along the longer of M and N, as Triton's chained dots do (`[4, 1]` for a
+//! 128×128 block on 4 warps).
 //!
 //! [`operand_shared_layout`] decides how a tensor-core operand is staged in shared memory
 //! (the layout of the pipeline's buffers, and of the scratch a dot stages registers in).
@@ -82,8 +85,22 @@ pub fn mma_layout_for(func: &Function, dot: OpId, num_warps: u32, capability: u3
     if m < 16 || n < 8 || k < k_step || k % k_step != 0 {
         return None;
     }
+    let split_fp32 = input_precision == InputPrecision::Tf32x3 && dtype(a)? == DType::F32;
     let warps = if feeds_a_dot(func, r) || a_from_dot(func, a) {
         [num_warps.min((m / 16) as u32).max(1), 1]
+    } else if split_fp32 {
+        // Triton splits a tf32x3 dot into three chained dots before choosing warps, and
+        // chained dots put every warp along the longer of M and N (`warpsPerTileV2`).
+        let chained = if m >= n {
+            [num_warps.min((m / 16) as u32).max(1), 1]
+        } else {
+            [1, num_warps.min((n / 8) as u32).max(1)]
+        };
+        if chained[0] * chained[1] == num_warps {
+            chained
+        } else {
+            warps_per_tile(m, n, num_warps)
+        }
     } else {
         warps_per_tile(m, n, num_warps)
     };
@@ -171,10 +188,17 @@ fn feeds_a_dot(func: &Function, v: Value) -> bool {
 /// `ldmatrix` matrix reads, and the 16-byte chunks a warp's `cp.async` copies or vector
 /// stores write, then fall in distinct bank groups, with no bytes spent on padding
 /// (padded rows put every other row across a 128-byte line, which `cp.async` pays for in
-/// extra shared-memory wavefronts). The 32-bit N-major B, read a word at a time, and rows
-/// narrower than two chunks keep 16-byte (32 for the N-major B) padding instead, and so
-/// does the N-major 8-bit B, whose byte gathers address each element (padding keeps
-/// that address a per-thread base plus an immediate).
+/// extra shared-memory wavefronts). Rows narrower than two chunks keep 16-byte padding
+/// instead.
+///
+/// The N-major B operands read a word (32-bit) or a byte (8-bit) at a time take
+/// Triton's `#ttg.swizzled_shared` for them: chunks of 8 elements, `per_phase = max(1,
+/// 128 / row bytes)`, `max_phase = (K of the instruction's fragment: 4 tf32, 16 int8) /
+/// per_phase`. The four K rows of a tf32 fragment load (or the sixteen of an int8 one)
+/// then move the eight columns a warp reads into distinct banks, with no padding (16
+/// bytes a row, which pushed an int8 matmul's buffers past Triton's, and put two of a
+/// byte gather's rows in the same banks). Rows of fewer than 8 elements keep padding (32
+/// bytes for the 32-bit B, 16 for the 8-bit one).
 pub fn operand_shared_layout(
     linear: &LinearLayout,
     operand: usize,
@@ -202,6 +226,20 @@ pub fn operand_shared_layout(
             order,
             padding: None,
         };
+    }
+    if (scalar || gather8) && dims[fast] % 8 == 0 {
+        let per_phase = (128 / row_bytes).max(1);
+        let fragment_k = if scalar { 4 } else { 16 };
+        let max_phase = (fragment_k / per_phase).clamp(1, dims[fast] / 8);
+        if max_phase > 1 {
+            return SharedLayout {
+                vec: 8,
+                per_phase: per_phase as u32,
+                max_phase: max_phase as u32,
+                order,
+                padding: None,
+            };
+        }
     }
     let pad = if scalar { 8 } else { 16 / elem_bytes };
     // (gather8: 16 bytes, so `cp.async`'s 16-byte vectors stay aligned.)
@@ -231,14 +269,24 @@ mod tests {
             assert!(l.padding.is_none());
             l.check(&dims).unwrap();
         }
-        // The 32-bit N-major B operand (read a word at a time) stays padded.
-        let n_major = LinearLayout {
-            shape: vec![32, 64],
+        // The N-major B operands read a word or a byte at a time: Triton 3.6's
+        // `#shared1` of bench/tc's tf32 matmul (32x128 fp32: vec 8, perPhase 1, maxPhase
+        // 4) and int8 matmul (64x128 int8: vec 8, perPhase 1, maxPhase 16).
+        let n_major = |k: u64, n: u64| LinearLayout {
+            shape: vec![k, n],
             registers: vec![vec![0, 1], vec![0, 2]],
             lanes: vec![vec![0, 4], vec![0, 8], vec![0, 16], vec![0, 32], vec![1, 0]],
             warps: Vec::new(),
         };
-        let l = operand_shared_layout(&n_major, 1, [32, 64], 4);
+        for (dims, bytes, want) in [([32, 128], 4, (8, 1, 4)), ([64, 128], 1, (8, 1, 16))] {
+            let l = operand_shared_layout(&n_major(dims[0], dims[1]), 1, dims, bytes);
+            assert_eq!((l.vec, l.per_phase, l.max_phase), want, "{dims:?}");
+            assert_eq!(l.order, vec![1, 0]);
+            assert!(l.padding.is_none());
+            l.check(&dims).unwrap();
+        }
+        // Rows of fewer than 8 elements keep padding.
+        let l = operand_shared_layout(&n_major(32, 4), 1, [32, 4], 4);
         assert_eq!(l.padding.map(|p| p.pad), Some(8));
     }
 

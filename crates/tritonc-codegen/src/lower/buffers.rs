@@ -241,7 +241,13 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         // reads them).
         let staged = view.staged(0, elem_bytes);
         let linear = self.result_linear(ptr_v)?;
-        let vec = self.layouts.access(op).map_or(1, |p| p.vector_width) as usize;
+        // A vector of the pointer block is copied in pieces that each stay within one
+        // swizzled chunk (an 8-bit B operand's 8-byte chunks: two 8-byte copies per
+        // 16-byte vector, as Triton's code has).
+        let loaded = self.layouts.access(op).map_or(1, |p| p.vector_width) as usize;
+        let vec = staged
+            .swizzle
+            .map_or(loaded, |sw| loaded.min(sw.vec as usize));
         let bytes = (vec as u64 * elem_bytes) as i32;
         if !matches!(bytes, 4 | 8 | 16) {
             return Err(self.error(format!(
@@ -251,11 +257,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let b = self.b;
         let ctx = b.context();
         let i32t: Type = IntegerType::new(ctx, 32).into();
-        if let Some(sw) = staged.swizzle {
-            if vec as u64 > sw.vec {
-                return Err(self.error("an asynchronous copy's vector spans two swizzled chunks"));
-            }
-        }
         let mut access = self.staged_access(&staged, &linear)?;
         let buf_off = match view.index {
             Some(index) => {

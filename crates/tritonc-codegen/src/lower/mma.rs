@@ -28,6 +28,7 @@ use tritonc_ir::{DType, InputPrecision, MmaLayout, OpId, OpKind, SharedLayout};
 use tritonc_ttgir::LinearLayout;
 
 use super::function::{FunctionLowering, Lowered};
+use super::staged_address::StagedAccess;
 use super::LowerError;
 
 /// One `mma.sync` shape and type combination.
@@ -66,11 +67,10 @@ fn instr_for(a: DType, acc: DType) -> Option<Instr> {
     })
 }
 
-/// Which part of an fp32 operand a `tf32x3` sweep multiplies: all of it (every other
-/// dot), its TF32 rounding, or the remainder.
+/// Which part of an fp32 operand a `tf32x3` sweep multiplies: its TF32 rounding, or
+/// the remainder.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tf32Part {
-    Whole,
     Big,
     Small,
 }
@@ -78,9 +78,16 @@ enum Tf32Part {
 impl Tf32Part {
     fn name(self) -> &'static str {
         match self {
-            Tf32Part::Whole => "x",
             Tf32Part::Big => "big",
             Tf32Part::Small => "small",
+        }
+    }
+
+    /// This part of a fragment split into `(big, small)`.
+    fn of<T>(self, parts: &(Vec<T>, Vec<T>)) -> &[T] {
+        match self {
+            Tf32Part::Big => &parts.0,
+            Tf32Part::Small => &parts.1,
         }
     }
 }
@@ -94,6 +101,34 @@ const TF32X3_SWEEPS: [(Tf32Part, Tf32Part); 3] = [
 
 /// The sweep before which NaNs of the accumulator are set to zero.
 const TF32X3_NAN_TO_ZERO_BEFORE: usize = 2;
+
+/// Column tiles whose B fragments a `tf32x3` dot reads and splits at a time (each
+/// group runs its three sweeps before the next group's fragments are read).
+const TF32X3_GROUP: u64 = 2;
+
+/// How a dot reads its operands' fragments: where each is staged and the per-thread
+/// part of the addresses (computed once per dot).
+struct FragmentReader<'c, 'a> {
+    a_stage: Staged,
+    a_access: StagedAccess<'c, 'a>,
+    a_buffer: Option<Value<'c, 'a>>,
+    a_ty: Type<'c>,
+    /// A chained dot's A operand, in the first dot's accumulator registers.
+    a_regs: Option<Vec<Value<'c, 'a>>>,
+    b_stage: Staged,
+    b_access: StagedAccess<'c, 'a>,
+    b_buffer: Option<Value<'c, 'a>>,
+    b_ty: Type<'c>,
+    /// Warps along M and N.
+    wm: u64,
+    wn: u64,
+    /// The dot's K.
+    k: u64,
+    /// 8-column tiles per warp.
+    tiles_n: u64,
+    /// Elements along K per instruction.
+    k_step: u64,
+}
 
 /// The steps of a `tf32x3` tensor-core dot as codegen emits them (`dot(a_part,
 /// b_part)`, `nan_to_zero`, `add_c`), in the notation
@@ -342,154 +377,235 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             lanes: b_lanes,
             warps: warp_n,
         };
-        let mut a_access = self.staged_access(&a_stage, &a_rows)?;
-        let mut b_access = self.staged_access(&b_stage, &b_rows)?;
-        // An access's element: its constant part and its per-thread part plus the buffer
-        // this iteration reads.
-        let at = |this: &mut Self,
-                  stage: &Staged,
-                  access: &mut super::staged_address::StagedAccess<'c, 'a>,
-                  buffer: Option<Value<'c, 'a>>,
-                  konst: [u64; 2]|
-         -> Result<(u64, Option<Value<'c, 'a>>), LowerError> {
-            let (c, dynamic) = this.staged_offset(stage, access, konst)?;
-            let dynamic = match (dynamic, buffer) {
-                (Some(x), Some(off)) => Some(this.mlir(this.b.binary("arith.addi", x, off))?),
-                (x, off) => x.or(off),
-            };
-            Ok((c, dynamic))
+        let a_access = self.staged_access(&a_stage, &a_rows)?;
+        let b_access = self.staged_access(&b_stage, &b_rows)?;
+        let mut rd = FragmentReader {
+            a_stage,
+            a_access,
+            a_buffer: buffer_offset[0],
+            a_ty,
+            a_regs: a_in_registers.then_some(a_regs),
+            b_stage,
+            b_access,
+            b_buffer: buffer_offset[1],
+            b_ty,
+            wm,
+            wn,
+            k,
+            tiles_n,
+            k_step: instr.k_step,
         };
 
-        // `tf32x3` (Triton's `F32DotTC` split, in its order): with big = tf32(x) and
-        // small = x − big, acc = small(A)·big(B) from zero, then + big(A)·small(B), NaNs
-        // of that set to 0, then + big(A)·big(B), then + C. Each sweep reads the fragments
-        // again and splits them in registers.
         let c_regs = self.operand(op, 2)?.regs;
-        // Only fp32 operands are split; others ignore the precision (as Triton does).
-        let x3 = input_precision == InputPrecision::Tf32x3 && a_dt == DType::F32;
-        let sweeps: &[(Tf32Part, Tf32Part)] = if x3 {
-            &TF32X3_SWEEPS
-        } else {
-            &[(Tf32Part::Whole, Tf32Part::Whole)]
-        };
-        let mut acc = if x3 {
-            let zero = self.mlir(self.b.const_f32(0.0))?;
-            vec![zero; c_regs.len()]
-        } else {
-            c_regs.clone()
-        };
         let steps = k / instr.k_step;
-        for (sweep, &(a_part, b_part)) in sweeps.iter().enumerate() {
-            if x3 && sweep == TF32X3_NAN_TO_ZERO_BEFORE {
-                acc = acc
-                    .into_iter()
-                    .map(|v| self.nan_to_zero(v))
-                    .collect::<Result<_, _>>()?;
-            }
-            for s in 0..steps {
-                let k0 = s * instr.k_step;
-                let mut a_frags = Vec::new();
-                for i in 0..tiles_m {
-                    if a_in_registers {
-                        // Tiles (i, 2s) and (i, 2s + 1) of A's 8-column tiles: c0c1, c2c3 of each.
-                        let tiles_k = (k / 8) as usize;
-                        let mut frag = Vec::new();
-                        for half in 0..2 {
-                            let at = 4 * ((2 * s as usize + half) + tiles_k * i as usize);
-                            frag.push(self.pack_word(&a_regs[at..at + 2])?);
-                            frag.push(self.pack_word(&a_regs[at + 2..at + 4])?);
-                        }
-                        a_frags.push(frag);
-                        continue;
-                    }
-                    let (c, a_base) = at(self, &a_stage, &mut a_access, buffer_offset[0], [16 * wm * i, k0])?;
-                    a_frags.push(self.ldmatrix(a_ty, &a_stage, c, a_base, 4)?);
-                }
-                let mut b_frags: Vec<Vec<Value<'c, 'a>>> = Vec::new();
-                let mut j = 0;
-                while j < tiles_n {
-                    let (c, b_base) = at(self, &b_stage, &mut b_access, buffer_offset[1], [k0, 8 * wn * j])?;
-                    if b_stage.gather8 {
-                        // Register r holds k = k0 + 16 r + 4 (lane % 4) + 0 … 3.
-                        let mut frag = Vec::new();
-                        for r in 0..2u64 {
-                            let mut bytes = Vec::new();
-                            for i in 0..4u64 {
-                                let (c, base) = at(
-                                    self,
-                                    &b_stage,
-                                    &mut b_access,
-                                    buffer_offset[1],
-                                    [k0 + 16 * r + i, 8 * wn * j],
-                                )?;
-                                bytes.push(self.shared_int(8, &b_stage, c, base)?);
-                            }
-                            frag.push(self.pack_word(&bytes)?);
-                        }
-                        b_frags.push(frag);
-                        j += 1;
-                    } else if b_stage.scalar {
-                        let lo = self.shared_int(32, &b_stage, c, b_base)?;
-                        let (c, b_base) =
-                            at(self, &b_stage, &mut b_access, buffer_offset[1], [k0 + 4, 8 * wn * j])?;
-                        let hi = self.shared_int(32, &b_stage, c, b_base)?;
-                        b_frags.push(vec![lo, hi]);
-                        j += 1;
-                    } else if j + 1 < tiles_n {
-                        let regs = self.ldmatrix(b_ty, &b_stage, c, b_base, 4)?;
-                        b_frags.push(regs[..2].to_vec());
-                        b_frags.push(regs[2..].to_vec());
-                        j += 2;
-                    } else {
-                        b_frags.push(self.ldmatrix(b_ty, &b_stage, c, b_base, 2)?);
-                        j += 1;
-                    }
-                }
-                for frag in a_frags.iter_mut() {
-                    self.tf32_parts(frag, a_part)?;
-                }
-                for frag in b_frags.iter_mut() {
-                    self.tf32_parts(frag, b_part)?;
-                }
-                for i in 0..tiles_m as usize {
-                    for j in 0..tiles_n as usize {
-                        let at = 4 * (j + tiles_n as usize * i);
-                        let out = self.mma_sync(&instr, &a_frags[i], &b_frags[j], &acc[at..at + 4])?;
-                        acc.splice(at..at + 4, out);
-                    }
-                }
-            }
+        // `tf32x3` (Triton's `F32DotTC` split): only fp32 operands are split; others
+        // ignore the precision (as Triton does).
+        if input_precision == InputPrecision::Tf32x3 && a_dt == DType::F32 {
+            let acc = self.mma_tf32x3(&instr, &mut rd, tiles_m, steps, &c_regs)?;
+            self.values.insert(r, Lowered::block(acc));
+            return Ok(());
         }
-        if x3 {
-            acc = acc
-                .into_iter()
-                .zip(c_regs)
-                .map(|(d, c)| self.mlir(self.b.binary("arith.addf", d, c)))
-                .collect::<Result<_, _>>()?;
+        let mut acc = c_regs;
+        for s in 0..steps {
+            let a_frags = (0..tiles_m)
+                .map(|i| self.a_fragment(&mut rd, i, s))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut b_frags: Vec<Vec<Value<'c, 'a>>> = Vec::new();
+            while (b_frags.len() as u64) < tiles_n {
+                let j = b_frags.len() as u64;
+                b_frags.extend(self.b_fragments(&mut rd, s, j)?);
+            }
+            for i in 0..tiles_m as usize {
+                for j in 0..tiles_n as usize {
+                    let at = 4 * (j + tiles_n as usize * i);
+                    let out = self.mma_sync(&instr, &a_frags[i], &b_frags[j], &acc[at..at + 4])?;
+                    acc.splice(at..at + 4, out);
+                }
+            }
         }
         self.values.insert(r, Lowered::block(acc));
         Ok(())
     }
 
-    /// Replaces each fp32 word of a tf32 fragment by its `part`.
-    fn tf32_parts(&self, frag: &mut [Value<'c, 'a>], part: Tf32Part) -> Result<(), LowerError> {
-        if part == Tf32Part::Whole {
-            return Ok(());
+    /// The element offset of a staged access at constant coordinates `konst`: its
+    /// constant part and its per-thread part plus the buffer this iteration reads.
+    fn staged_at(
+        &mut self,
+        stage: &Staged,
+        access: &mut StagedAccess<'c, 'a>,
+        buffer: Option<Value<'c, 'a>>,
+        konst: [u64; 2],
+    ) -> Result<(u64, Option<Value<'c, 'a>>), LowerError> {
+        let (c, dynamic) = self.staged_offset(stage, access, konst)?;
+        let dynamic = match (dynamic, buffer) {
+            (Some(x), Some(off)) => Some(self.mlir(self.b.binary("arith.addi", x, off))?),
+            (x, off) => x.or(off),
+        };
+        Ok((c, dynamic))
+    }
+
+    /// The A fragment (four 32-bit registers) of 16-row tile `i` at instruction K step `s`.
+    fn a_fragment(
+        &mut self,
+        rd: &mut FragmentReader<'c, 'a>,
+        i: u64,
+        s: u64,
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        if let Some(a_regs) = &rd.a_regs {
+            // Tiles (i, 2s) and (i, 2s + 1) of A's 8-column tiles: c0c1, c2c3 of each.
+            let tiles_k = (rd.k / 8) as usize;
+            let mut frag = Vec::new();
+            for half in 0..2 {
+                let at = 4 * ((2 * s as usize + half) + tiles_k * i as usize);
+                frag.push(self.pack_word(&a_regs[at..at + 2])?);
+                frag.push(self.pack_word(&a_regs[at + 2..at + 4])?);
+            }
+            return Ok(frag);
         }
+        let k0 = s * rd.k_step;
+        let (c, base) =
+            self.staged_at(&rd.a_stage, &mut rd.a_access, rd.a_buffer, [16 * rd.wm * i, k0])?;
+        self.ldmatrix(rd.a_ty, &rd.a_stage, c, base, 4)
+    }
+
+    /// The B fragments (two 32-bit registers each) at instruction K step `s` of 8-column
+    /// tile `j` and, where one `ldmatrix.x4` reads two tiles, of tile `j + 1`.
+    fn b_fragments(
+        &mut self,
+        rd: &mut FragmentReader<'c, 'a>,
+        s: u64,
+        j: u64,
+    ) -> Result<Vec<Vec<Value<'c, 'a>>>, LowerError> {
+        let k0 = s * rd.k_step;
+        let n0 = 8 * rd.wn * j;
+        let stage = rd.b_stage.clone();
+        if stage.gather8 {
+            // Register r holds k = k0 + 16 r + 4 (lane % 4) + 0 … 3.
+            let mut frag = Vec::new();
+            for r in 0..2u64 {
+                let mut bytes = Vec::new();
+                for i in 0..4u64 {
+                    let (c, base) =
+                        self.staged_at(&stage, &mut rd.b_access, rd.b_buffer, [k0 + 16 * r + i, n0])?;
+                    bytes.push(self.shared_int(8, &stage, c, base)?);
+                }
+                frag.push(self.pack_word(&bytes)?);
+            }
+            return Ok(vec![frag]);
+        }
+        let (c, base) = self.staged_at(&stage, &mut rd.b_access, rd.b_buffer, [k0, n0])?;
+        if stage.scalar {
+            let lo = self.shared_int(32, &stage, c, base)?;
+            let (c, base) = self.staged_at(&stage, &mut rd.b_access, rd.b_buffer, [k0 + 4, n0])?;
+            let hi = self.shared_int(32, &stage, c, base)?;
+            Ok(vec![vec![lo, hi]])
+        } else if j + 1 < rd.tiles_n {
+            let regs = self.ldmatrix(rd.b_ty, &stage, c, base, 4)?;
+            Ok(vec![regs[..2].to_vec(), regs[2..].to_vec()])
+        } else {
+            Ok(vec![self.ldmatrix(rd.b_ty, &stage, c, base, 2)?])
+        }
+    }
+
+    /// A `tf32x3` dot, as Triton 3.6's `F32DotTC` computes it: with big = tf32(x) and
+    /// small = x − big, each output is small(A)·big(B) accumulated from zero over K, then
+    /// big(A)·small(B), NaNs of that set to zero, then big(A)·big(B), then + C — the
+    /// instruction sequence per output of Triton's three `tt.dot`s over whole tiles.
+    ///
+    /// The order differs from Triton's only across independent outputs: Triton runs each
+    /// sweep over the whole tile, keeping a second accumulator tile (as many registers as
+    /// C) live beside C. Here the fragments of the K tile are read from shared memory
+    /// and split once — A's for the warp's rows kept, B's per group of column tiles —
+    /// and each group of output tiles runs all three sweeps in a few registers of its
+    /// own before C is added, so only C stays live across the K tile.
+    fn mma_tf32x3(
+        &mut self,
+        instr: &Instr,
+        rd: &mut FragmentReader<'c, 'a>,
+        tiles_m: u64,
+        steps: u64,
+        c_regs: &[Value<'c, 'a>],
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        let tiles_n = rd.tiles_n;
+        // A's parts [step][tile i] = (big, small).
+        let mut a_parts = Vec::new();
+        for s in 0..steps {
+            let mut row = Vec::new();
+            for i in 0..tiles_m {
+                let frag = self.a_fragment(rd, i, s)?;
+                row.push(self.split_tf32(&frag)?);
+            }
+            a_parts.push(row);
+        }
+        let zero = self.mlir(self.b.const_f32(0.0))?;
+        let mut out = c_regs.to_vec();
+        let mut j = 0u64;
+        while j < tiles_n {
+            // B's parts [step][tile in the group] = (big, small), for the group of column
+            // tiles from j.
+            let mut b_parts: Vec<Vec<(Vec<Value<'c, 'a>>, Vec<Value<'c, 'a>>)>> = Vec::new();
+            for s in 0..steps {
+                let mut row = Vec::new();
+                while (row.len() as u64) < TF32X3_GROUP.min(tiles_n - j) {
+                    for frag in self.b_fragments(rd, s, j + row.len() as u64)? {
+                        row.push(self.split_tf32(&frag)?);
+                    }
+                }
+                b_parts.push(row);
+            }
+            let group = b_parts[0].len();
+            // Accumulators [tile i][tile in the group].
+            let mut acc = vec![vec![vec![zero; 4]; group]; tiles_m as usize];
+            for (sweep, &(a_part, b_part)) in TF32X3_SWEEPS.iter().enumerate() {
+                if sweep == TF32X3_NAN_TO_ZERO_BEFORE {
+                    for tile in acc.iter_mut().flatten() {
+                        for v in tile.iter_mut() {
+                            *v = self.nan_to_zero(*v)?;
+                        }
+                    }
+                }
+                for s in 0..steps as usize {
+                    for i in 0..tiles_m as usize {
+                        for g in 0..group {
+                            let a = a_part.of(&a_parts[s][i]);
+                            let b = b_part.of(&b_parts[s][g]);
+                            acc[i][g] = self.mma_sync(instr, a, b, &acc[i][g])?;
+                        }
+                    }
+                }
+            }
+            for (i, row) in acc.iter().enumerate() {
+                for (g, tile) in row.iter().enumerate() {
+                    let at = 4 * (j as usize + g + tiles_n as usize * i);
+                    for (c, d) in tile.iter().enumerate() {
+                        out[at + c] = self.mlir(self.b.binary("arith.addf", *d, out[at + c]))?;
+                    }
+                }
+            }
+            j += group as u64;
+        }
+        Ok(out)
+    }
+
+    /// The tf32 parts of each fp32 word of a fragment: big = `cvt.rna.tf32.f32(x)` and
+    /// small = x − big.
+    #[allow(clippy::type_complexity)]
+    fn split_tf32(
+        &self,
+        frag: &[Value<'c, 'a>],
+    ) -> Result<(Vec<Value<'c, 'a>>, Vec<Value<'c, 'a>>), LowerError> {
         let b = self.b;
         let (i32t, f32t) = (b.i32_type(), b.f32_type());
-        for word in frag.iter_mut() {
-            let big = self.pure_asm("cvt.rna.tf32.f32 $0, $1;", "=r,r", &[*word], i32t)?;
-            *word = if part == Tf32Part::Big {
-                big
-            } else {
-                let x = self.mlir(b.value("llvm.bitcast", &[*word], f32t, &[]))?;
-                let hi = self.mlir(b.value("llvm.bitcast", &[big], f32t, &[]))?;
-                let lo = self.mlir(b.binary("arith.subf", x, hi))?;
-                self.mlir(b.value("llvm.bitcast", &[lo], i32t, &[]))?
-            };
+        let (mut bigs, mut smalls) = (Vec::new(), Vec::new());
+        for &word in frag {
+            let big = self.pure_asm("cvt.rna.tf32.f32 $0, $1;", "=r,r", &[word], i32t)?;
+            let x = self.mlir(b.value("llvm.bitcast", &[word], f32t, &[]))?;
+            let hi = self.mlir(b.value("llvm.bitcast", &[big], f32t, &[]))?;
+            let lo = self.mlir(b.binary("arith.subf", x, hi))?;
+            bigs.push(big);
+            smalls.push(self.mlir(b.value("llvm.bitcast", &[lo], i32t, &[]))?);
         }
-        Ok(())
+        Ok((bigs, smalls))
     }
 
     /// `isnan(v) ? 0 : v` for an fp32 accumulator register.

@@ -120,6 +120,14 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
     /// power-of-two byte length they all start in the same bank (an 8-way conflict per
     /// store of a matmul's epilogue); padded, each starts 16 bytes further round the
     /// banks, and the row-contiguous vector loads of the target layout stay aligned.
+    ///
+    /// Where the block would need more scratch than the kernel's shared buffers take
+    /// (a matmul epilogue after its K loop, whose buffers are dead by then), it moves in
+    /// rounds, as Triton's conversions do: over the top bits of a dim that both layouts
+    /// hold in registers (each thread writes and reads the same part of the block in a
+    /// round), the fewest rounds whose scratch fits in the buffers' bytes, with a
+    /// barrier between rounds. So the conversion does not raise the kernel's shared
+    /// memory above its buffers'.
     pub(super) fn through_shared(
         &mut self,
         regs: &[Value<'c, 'a>],
@@ -142,46 +150,133 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         } else {
             0
         };
-        let mut strides = row_major_strides(&source.shape, None);
+        let limit = (self.scratch_base == 0 && self.pipe_bytes > 0).then_some(u64::from(self.pipe_bytes));
+        let split = round_bits(source, target, pad, bytes, limit);
+        let shape: Vec<u64> = source
+            .shape
+            .iter()
+            .enumerate()
+            .map(|(d, &n)| n >> split.iter().filter(|(sd, _)| *sd == d).count())
+            .collect();
+        let mut strides = row_major_strides(&shape, None);
         let numel: u64 = if pad > 0 {
-            let pitch = source.shape[1] + pad;
+            let pitch = shape[1] + pad;
             strides[0] = Some(pitch);
-            source.shape[0] * pitch
+            shape[0] * pitch
         } else {
-            source.shape.iter().product()
+            shape.iter().product()
         };
         self.claim_shared(numel * bytes)?;
         let linear_of = |c: &[u64]| -> u64 {
             c.iter()
                 .zip(&strides)
-                .map(|(&x, s)| x * s.unwrap_or(0))
+                .zip(&shape)
+                .map(|((&x, s), &n)| (x % n) * s.unwrap_or(0))
+                .sum()
+        };
+        // The round an element (by its register coordinates) moves in.
+        let round_of = |c: &[u64]| -> usize {
+            split
+                .iter()
+                .enumerate()
+                .filter(|(_, (d, bit))| c[*d] & bit != 0)
+                .map(|(i, _)| 1 << i)
                 .sum()
         };
         let thread_strides: Vec<u64> = strides.iter().map(|s| s.unwrap_or(0)).collect();
-        let thread = self.thread_strided_index(source, &thread_strides)?;
-        for (r, c) in source.register_coords().iter().enumerate() {
-            let slot = self.shared_slot(storage, 0, linear_of(c), thread)?;
-            let v = if is_i1 {
-                self.mlir(b.value("arith.extui", &[regs[r]], storage, &[]))?
-            } else {
-                regs[r]
-            };
-            self.mlir(b.store(v, slot))?;
+        let source_thread = self.thread_strided_index(source, &thread_strides)?;
+        let source_coords = source.register_coords();
+        let target_coords = target.register_coords();
+        let mut out = vec![None; target_coords.len()];
+        let mut target_thread = None;
+        for round in 0..1usize << split.len() {
+            if round > 0 {
+                // The previous round's reads are done before its slots are written again.
+                self.mlir(b.barrier())?;
+            }
+            for (r, c) in source_coords.iter().enumerate() {
+                if round_of(c) != round {
+                    continue;
+                }
+                let slot = self.shared_slot(storage, 0, linear_of(c), source_thread)?;
+                let v = if is_i1 {
+                    self.mlir(b.value("arith.extui", &[regs[r]], storage, &[]))?
+                } else {
+                    regs[r]
+                };
+                self.mlir(b.store(v, slot))?;
+            }
+            self.mlir(b.barrier())?;
+            if round == 0 {
+                target_thread = self.thread_strided_index(target, &thread_strides)?;
+            }
+            for (r, c) in target_coords.iter().enumerate() {
+                if round_of(c) != round {
+                    continue;
+                }
+                let slot = self.shared_slot(storage, 0, linear_of(c), target_thread)?;
+                let v = self.mlir(b.load(slot, storage))?;
+                out[r] = Some(if is_i1 {
+                    self.mlir(b.value("arith.trunci", &[v], elem, &[]))?
+                } else {
+                    v
+                });
+            }
         }
-        self.mlir(b.barrier())?;
-        let thread = self.thread_strided_index(target, &thread_strides)?;
-        let mut out = Vec::new();
-        for c in target.register_coords() {
-            let slot = self.shared_slot(storage, 0, linear_of(&c), thread)?;
-            let v = self.mlir(b.load(slot, storage))?;
-            out.push(if is_i1 {
-                self.mlir(b.value("arith.trunci", &[v], elem, &[]))?
-            } else {
-                v
-            });
-        }
-        Ok(out)
+        out.into_iter()
+            .map(|v| v.ok_or_else(|| self.error("internal: a conversion round left a register unread")))
+            .collect()
     }
+}
+
+/// The `(dim, bit)` coordinate bits a conversion from `source` to `target` moves in
+/// rounds over (one round per combination), so that one round's scratch of `bytes`-wide
+/// elements (rows padded by `pad` elements) fits in `limit` bytes: the top bits of a
+/// dim, taken from dim 0 on, that both layouts hold in registers and no lane or warp of
+/// either spans. None without a limit or when the whole block fits.
+fn round_bits(
+    source: &LinearLayout,
+    target: &LinearLayout,
+    pad: u64,
+    bytes: u64,
+    limit: Option<u64>,
+) -> Vec<(usize, u64)> {
+    let Some(limit) = limit else {
+        return Vec::new();
+    };
+    let rank = source.shape.len();
+    let scratch = |shape: &[u64]| -> u64 {
+        let numel: u64 = if pad > 0 {
+            shape[0] * (shape[1] + pad)
+        } else {
+            shape.iter().product()
+        };
+        numel * bytes
+    };
+    let unit = |d: usize, bit: u64| -> Vec<u64> {
+        let mut v = vec![0; rank];
+        v[d] = bit;
+        v
+    };
+    let threads_span = |d: usize, bit: u64| {
+        [source, target]
+            .iter()
+            .any(|l| l.lanes.iter().chain(&l.warps).any(|basis| basis[d] & bit != 0))
+    };
+    let mut shape = source.shape.clone();
+    let mut split = Vec::new();
+    for d in 0..rank {
+        while scratch(&shape) > limit && shape[d] > 1 && shape[d].is_power_of_two() {
+            let bit = shape[d] / 2;
+            let held = |l: &LinearLayout| l.registers.contains(&unit(d, bit));
+            if !held(source) || !held(target) || threads_span(d, bit) {
+                break;
+            }
+            split.push((d, bit));
+            shape[d] = bit;
+        }
+    }
+    split
 }
 
 /// Row-major strides of `shape`; `skip_dim` is left out (its stride is `None`).

@@ -14,6 +14,15 @@
 //! computed once per distinct *low* constant (`row mod per_phase·max_phase`, `column mod
 //! vec·max_phase`) — a handful per operand, loop-invariant, which LLVM hoists out of the
 //! K loop — and the high constant is added as an immediate.
+//!
+//! Fewer still where a low constant shares no bit with the coordinates a thread can
+//! have (each thread coordinate is an OR of its lane and warp bits): then row and column
+//! are the bitwise unions of the thread's and the constant's parts, the chunk is the
+//! thread's XOR pattern XORed with the constant's, and of that constant pattern only the
+//! bits the thread's pattern can also have need a base of their own; the others, and
+//! the constant's row and in-chunk offsets, are added as an immediate. (The byte
+//! gathers of an 8-bit B operand in Triton's swizzle then need 8 bases instead of 32,
+//! as in Triton's code.)
 
 use std::collections::HashMap;
 
@@ -33,6 +42,13 @@ pub(crate) struct StagedAccess<'c, 'a> {
     cols: Option<Value<'c, 'a>>,
     /// Swizzled: the thread's offset per low constant (row, column).
     by_low: HashMap<(u64, u64), Value<'c, 'a>>,
+    /// Swizzled: the bits the thread's row and column can have.
+    row_bits: u64,
+    col_bits: u64,
+    /// Swizzled, constants sharing no bit with the thread's coordinates: per constant
+    /// XOR pattern the thread's can also have, the offsets computed so far, each with
+    /// the immediate part of the constant it was computed for.
+    by_pattern: HashMap<u64, Vec<(u64, Value<'c, 'a>)>>,
 }
 
 impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
@@ -49,6 +65,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 rows: None,
                 cols: None,
                 by_low: HashMap::new(),
+                row_bits: 0,
+                col_bits: 0,
+                by_pattern: HashMap::new(),
             });
         }
         let fast = staged.fast;
@@ -58,11 +77,18 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let mut unit = [0u64; 2];
         unit[fast] = 1;
         let cols = self.thread_strided_index(lanes, &unit)?;
+        // Each basis moves one bit of one coordinate (`thread_offsets` ORs them).
+        let bits = |dim: usize| -> u64 {
+            lanes.lanes.iter().chain(&lanes.warps).fold(0, |acc, b| acc | b[dim])
+        };
         Ok(StagedAccess {
             linear: None,
             rows,
             cols,
             by_low: HashMap::new(),
+            row_bits: bits(1 - fast),
+            col_bits: bits(fast),
+            by_pattern: HashMap::new(),
         })
     }
 
@@ -83,7 +109,25 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let col_period = sw.vec * sw.max_phase;
         let low = (konst[slow] % row_period, konst[fast] % col_period);
         let high = (konst[slow] - low.0) * pitch + (konst[fast] - low.1);
-        if let Some(&v) = access.by_low.get(&low) {
+        let log2 = |x: u64| u64::from(x.trailing_zeros());
+        // The constant's part of the chunk's XOR pattern, when it combines bitwise with
+        // the thread's, split into the bits the thread's pattern can have and the rest.
+        let disjoint = low.0 & access.row_bits == 0 && low.1 & access.col_bits == 0;
+        let pattern = |row: u64, col: u64| (col >> log2(sw.vec)) ^ ((row >> log2(sw.per_phase)) % sw.max_phase);
+        let thread_pattern_bits = (access.col_bits >> log2(sw.vec))
+            | ((access.row_bits >> log2(sw.per_phase)) & (sw.max_phase - 1));
+        let x_c = pattern(low.0, low.1);
+        let key = x_c & thread_pattern_bits;
+        let imm = low.0 * pitch + ((x_c & !thread_pattern_bits) << log2(sw.vec)) + (low.1 & (sw.vec - 1));
+        if disjoint {
+            if let Some(&(imm0, v)) = access
+                .by_pattern
+                .get(&key)
+                .and_then(|found| found.iter().find(|(imm0, _)| *imm0 <= imm))
+            {
+                return Ok((high + imm - imm0, Some(v)));
+            }
+        } else if let Some(&v) = access.by_low.get(&low) {
             return Ok((high, Some(v)));
         }
         let b = self.b;
@@ -103,7 +147,6 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             let s = this.i32c(by as i32)?;
             this.mlir(b.binary("arith.shrui", v, s))
         };
-        let log2 = |x: u64| u64::from(x.trailing_zeros());
         // phase = (row / per_phase) % max_phase; chunk = (col / vec) ^ phase.
         let phase = shift(self, row, log2(sw.per_phase))?;
         let mask = self.i32c(sw.max_phase as i32 - 1)?;
@@ -118,7 +161,11 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let row_start = self.mlir(b.binary("arith.muli", row, pitch_c))?;
         let v = self.mlir(b.binary("arith.addi", row_start, chunk_start))?;
         let v = self.mlir(b.binary("arith.addi", v, in_chunk))?;
-        access.by_low.insert(low, v);
+        if disjoint {
+            access.by_pattern.entry(key).or_default().push((imm, v));
+        } else {
+            access.by_low.insert(low, v);
+        }
         Ok((high, Some(v)))
     }
 }

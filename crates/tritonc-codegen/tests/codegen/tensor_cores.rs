@@ -218,6 +218,15 @@ fn k_loops_feeding_mma_are_pipelined_with_cp_async() {
     }
 }
 
+/// The distinct base registers of the `ld.shared.b8` lines of `ptx`.
+fn byte_gather_bases(ptx: &str) -> std::collections::BTreeSet<String> {
+    ptx.lines()
+        .filter(|l| l.contains("ld.shared.b8"))
+        .filter_map(|l| l.rsplit('[').next())
+        .map(|a| a.split(['+', ']']).next().unwrap_or("").trim().to_string())
+        .collect()
+}
+
 #[test]
 fn an_int8_k_loop_copies_both_operands_and_gathers_b_bytes() {
     // B (K x N, N contiguous) is copied as its rows arrive and each fragment register
@@ -225,17 +234,94 @@ fn an_int8_k_loop_copies_both_operands_and_gathers_b_bytes() {
     // as Triton's int8 mma.sync code does; before, B was loaded synchronously and
     // transposed into shared memory byte by byte every iteration.
     let k = k_loop("*i8:16, *i8:16, *i32:16, i32:16, i32:16, i32:16, 128, 128, 64", 3, 80);
-    // 128x64 and 64x128 bytes over 128 threads: 4 + 4 16-byte copies per iteration,
-    // two iterations before the loop and one in it.
-    assert_eq!(k.ptx.matches("cp.async.cg.shared.global").count(), 3 * 8, "{}", k.ptx);
+    // 128x64 and 64x128 bytes over 128 threads: 4 16-byte copies of A per iteration; B
+    // sits in Triton's swizzle of 8-byte chunks (vec 8, perPhase 1, maxPhase 16), so
+    // each of its 4 16-byte vectors is two 8-byte copies. Two iterations before the loop
+    // and one in it: 12 and 24, Triton 3.6's counts for this kernel (bench/tc's int8
+    // matmul, 128x128x64, 4 warps, 3 stages, has 12 `cp.async.cg` and 24 8-byte
+    // `cp.async.ca`).
+    assert_eq!(k.ptx.matches("cp.async.cg.shared.global").count(), 3 * 4, "{}", k.ptx);
+    assert_eq!(k.ptx.matches("cp.async.ca.shared.global").count(), 3 * 8, "{}", k.ptx);
     assert!(!k.ptx.contains("st.shared.b8"), "no byte-wise transposing stores:\n{}", k.ptx);
     // Per iteration: 2 k32 steps x 8 column tiles (a warp's 64 columns of the 2x2 warps'
     // 128) x 2 registers x 4 bytes.
     assert_eq!(k.ptx.matches("ld.shared.b8").count(), 2 * 8 * 2 * 4, "{}", k.ptx);
+    // The 128 gathers address 8 per-thread bases plus immediates, as Triton's: of a
+    // constant's swizzle pattern only the bits a thread's own can have need a base.
+    let bases = byte_gather_bases(&k.ptx);
+    assert!(bases.len() <= 8, "{bases:?}\n{}", k.ptx);
     assert!(k.ptx.contains("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32")
         || k.ptx.contains("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32.satfinite"));
+    // Shared memory: two buffers of A and B, 2 x (8192 + 8192) bytes, Triton's figure;
+    // the epilogue's 128x128 fp32 conversion (66 KiB with its padded rows) moves in
+    // four rounds of 32 rows over the dead buffers instead of raising the kernel's
+    // shared memory to 66 KiB.
+    assert_eq!(k.shared_bytes, 32768);
+    let last_mma = k.ptx.rfind("mma.sync").expect("mma");
+    let epilogue = &k.ptx[last_mma + k.ptx[last_mma..].find("bra").expect("the loop's branch")..];
+    assert_eq!(epilogue.matches("bar.sync").count(), 8, "{epilogue}");
     if let Some(p) = Ptxas::locate(&workspace_root()) {
         p.check(&k.ptx, "sm_80").unwrap_or_else(|e| panic!("sm_80: {e}"));
+    }
+}
+
+#[test]
+fn a_tf32_k_loop_swizzles_its_n_major_b_operand() {
+    // fp32 A (128x32) and B (32x128, N contiguous): B's fragments are read a word at a
+    // time from Triton's swizzle (vec 8, perPhase 1, maxPhase 4), unpadded: two buffers
+    // of each, 2 x (16384 + 16384) bytes, Triton's figure for bench/tc's tf32 matmul.
+    // Before, B's rows were padded by 32 bytes (and the kernel took 67584 bytes).
+    let sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, 128, 128, 32";
+    let k = k_loop(sig, 3, 80);
+    assert_eq!(k.shared_bytes, 65536);
+    // Per iteration: 4 k8 steps x 8 column tiles (a warp's 64 columns of the 2x2
+    // warps' 128) x 2 words.
+    assert_eq!(k.ptx.matches("ld.shared.b32").count(), 4 * 8 * 2, "{}", k.ptx);
+    if let Some(p) = Ptxas::locate(&workspace_root()) {
+        let report = p.check(&k.ptx, "sm_80").unwrap_or_else(|e| panic!("sm_80: {e}"));
+        assert!(report.log.contains(" 0 bytes spill stores"), "{}", report.log);
+    }
+}
+
+#[test]
+fn a_tf32x3_k_loop_keeps_one_accumulator_tile_live() {
+    // Triton's tf32x3 runs three dots over whole tiles into a second accumulator and
+    // adds C last; its sm_80 PTX for bench/tc's 128x128x32 fp32 matmul (4 warps, 3
+    // stages) spills 1468 bytes under ptxas 13.5, and tritonc's did 2152 when it also
+    // read and split the fragments once per sweep. Now each group of output tiles runs
+    // all three sweeps in registers of its own before C is added, with every fragment
+    // read and split once per K tile: the same instruction sequence per output, no
+    // second accumulator tile.
+    let x3 = K_LOOP.replace("tl.dot(a, b)", "tl.dot(a, b, input_precision=\"tf32x3\")");
+    let launch = tritonc_sema::LaunchOptions {
+        num_warps: 4,
+        num_stages: 3,
+        ..tritonc_sema::LaunchOptions::default()
+    };
+    let sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, 128, 128, 32";
+    let k = crate::from_source::compile_source_with("kloop.py", &x3, "kernel", sig, launch, 80)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let plain = k_loop(sig, 3, 80);
+    let count = |ptx: &str, what: &str| ptx.matches(what).count();
+    assert_eq!(count(&k.ptx, "mma.sync.aligned."), 3 * count(&plain.ptx, "mma.sync.aligned."));
+    // Warps along M as Triton's (its three dots are chained: `[4, 1]`), so a warp
+    // holds 32 rows and all 128 columns. Each fragment word is read once and split once
+    // per K tile: per thread 4 k8 steps x 2 row tiles x 4 words of A (ldmatrix.x4) and
+    // 4 x 16 column tiles x 2 words of B, 160 `cvt.rna.tf32.f32` as in Triton's PTX.
+    assert_eq!(count(&k.ptx, "ldmatrix."), 4 * 2, "{}", k.ptx);
+    assert_eq!(count(&k.ptx, "ld.shared.b32"), 4 * 16 * 2, "{}", k.ptx);
+    assert_eq!(count(&k.ptx, "cvt.rna.tf32.f32"), 32 + 128, "{}", k.ptx);
+    assert_eq!(k.shared_bytes, 65536);
+    if let Some(p) = Ptxas::locate(&workspace_root()) {
+        let report = p.check(&k.ptx, "sm_80").unwrap_or_else(|e| panic!("sm_80: {e}"));
+        let spilled = report
+            .log
+            .split("bytes spill stores")
+            .next()
+            .and_then(|head| head.split_whitespace().last())
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(0);
+        assert!(spilled <= 1468, "{}", report.log);
     }
 }
 
