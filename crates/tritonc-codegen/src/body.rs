@@ -545,6 +545,50 @@ impl<'c, 'a> BodyBuilder<'c, 'a> {
         )
     }
 
+    /// `value` from another lane of the warp, 32-bit values only: on NVIDIA
+    /// `shfl.sync.up` (`mode` "up": from `lane − offset`, clamped at lane 0), `.down`
+    /// (`lane + offset`) or `.idx` (lane `offset`); on AMD only "idx" (`gpu.shuffle
+    /// idx`).
+    pub fn shuffle(
+        &self,
+        value: Value<'c, '_>,
+        mode: &str,
+        offset: Value<'c, '_>,
+    ) -> Result<Value<'c, 'a>, CodegenError> {
+        if self.vendor == Vendor::Amd {
+            assert_eq!(mode, "idx", "invariant: AMD shuffles read a computed lane");
+            let width = self.const_i32(self.warp_size as i32)?;
+            let mode = Attribute::parse(self.context, "#gpu<shuffle_mode idx>")
+                .expect("invariant: `#gpu<shuffle_mode idx>` is valid GPU dialect syntax");
+            let i1: Type<'c> = IntegerType::new(self.context, 1).into();
+            let op = self.build_op(
+                "gpu.shuffle",
+                &[value, offset, width],
+                &[value.r#type(), i1],
+                &[("mode", mode)],
+            )?;
+            let op = self.block.append_operation(op);
+            return Ok(op
+                .result(0)
+                .expect("invariant: gpu.shuffle has two results")
+                .into());
+        }
+        let all_lanes = self.const_i32(-1)?;
+        // `shfl.up` clamps at lane 0 (c = 0); the others at lane 31 (c = 0x1f).
+        let clamp = self.const_i32(if mode == "up" { 0 } else { 0x1f })?;
+        let kind = Attribute::parse(self.context, &format!("#nvvm<shfl_kind {mode}>"))
+            .ok_or_else(|| CodegenError::OperationBuild {
+                op: "nvvm.shfl.sync".to_owned(),
+                reason: format!("unknown shuffle kind `{mode}`"),
+            })?;
+        self.value(
+            "nvvm.shfl.sync",
+            &[all_lanes, value, offset, clamp],
+            value.r#type(),
+            &[("kind", kind)],
+        )
+    }
+
     /// A barrier over all threads of the block (`bar.sync 0`).
     pub fn barrier(&self) -> Result<(), CodegenError> {
         self.effect("gpu.barrier", &[], &[])

@@ -29,10 +29,10 @@
 //! (tritonc-spec's `scan_order` test and its fixture recorded by scripts/scan_fixture.py).
 //! That is [`ReductionOrderSource::Triton`].
 //!
-//! tritonc's own back end scans differently: `tritonc_ttgir::ScanSchedule` merges blocks
-//! bit by bit (a layout-independent order). [`ReductionOrderSource::Backend`], the
-//! default, replays that schedule ([`ScanOrder::from_schedule`]), so the interpreter
-//! agrees with tritonc's bundles.
+//! tritonc's own back end scans in the same order: `tritonc_ttgir::ScanSchedule`, made
+//! from the layout the back end assigns. [`ReductionOrderSource::Backend`], the default,
+//! replays that schedule ([`ScanOrder::from_schedule`]), so the interpreter agrees with
+//! tritonc's bundles; a test checks that it is [`ScanOrder::blocked`] of the same sizes.
 
 use std::collections::HashMap;
 
@@ -322,8 +322,11 @@ pub fn scan_orders_for(
         })
         .collect();
     let assignment = match source {
-        ReductionOrderSource::Triton if !scans.is_empty() => {
+        ReductionOrderSource::Triton | ReductionOrderSource::Backend if !scans.is_empty() => {
             crate::order::backend_layouts(func, num_warps)
+        }
+        ReductionOrderSource::BackendFor(target) if !scans.is_empty() => {
+            crate::order::backend_layouts_for(func, num_warps, *target)
         }
         _ => None,
     };
@@ -333,11 +336,14 @@ pub fn scan_orders_for(
         let axis_ref = &mut axis;
         let len = shape[dim];
         let order = match source {
-            ReductionOrderSource::Backend | ReductionOrderSource::BackendFor(_) => Some(ScanOrder::from_schedule(
-                &ScanSchedule::for_length(len as u64, reverse),
-            ))
-            .filter(|o| len.is_power_of_two() && o.is_valid())
-            .unwrap_or_else(|| ScanOrder::sequential(len, reverse)),
+            // The schedule of the back end's layout: what its code combines (a layout
+            // it cannot scan is refused there, so any order would do).
+            ReductionOrderSource::Backend | ReductionOrderSource::BackendFor(_) => assignment
+                .as_ref()
+                .and_then(|a| a.scan_schedule(func, op).ok())
+                .map(|s| ScanOrder::from_schedule(&s))
+                .filter(|o| o.len == len && o.is_valid())
+                .unwrap_or_else(|| ScanOrder::sequential(len, reverse)),
             ReductionOrderSource::Triton => {
                 let blocked = match assignment
                     .as_ref()
@@ -430,18 +436,34 @@ mod tests {
     }
 
     #[test]
-    fn backend_schedule_replays_as_a_valid_scan() {
+    fn backend_schedule_is_tritons_blocked_order() {
         for len in [1u64, 2, 8, 256, 4096] {
             for reverse in [false, true] {
                 let o = ScanOrder::from_schedule(&ScanSchedule::for_length(len, reverse));
                 assert!(o.is_valid(), "{len} reverse={reverse}");
+                assert_eq!(exprs(&o), exprs(&ScanOrder::sequential(len as usize, reverse)));
             }
         }
-        // The bitwise merge: position 5 of 8 is the 4-block total, then the 2-block.
-        let e = exprs(&ScanOrder::from_schedule(&ScanSchedule::for_length(
-            8, false,
-        )));
-        assert_eq!(e[5], "(((0+1)+(2+3))+(4+5))");
+        // The back end's schedule of a blocked axis combines exactly as Triton's order
+        // (`blocked`, checked against Triton's GPU results) for the same sizes.
+        for (spt, lanes, warps, blocks) in [
+            (1, 32, 4, 1),
+            (4, 32, 8, 2),
+            (4, 8, 1, 4),
+            (2, 2, 2, 2),
+            (8, 4, 8, 1),
+            (1, 1, 4, 8),
+        ] {
+            for reverse in [false, true] {
+                let s = ScanSchedule::for_sizes(spt, lanes, warps, blocks, reverse);
+                let len = s.len as usize;
+                let d = dist(spt as usize, lanes as usize, warps as usize);
+                let o = ScanOrder::from_schedule(&s);
+                assert!(o.is_valid());
+                assert_eq!(exprs(&o), exprs(&ScanOrder::blocked(len, d, reverse)),
+                    "{spt} {lanes} {warps} {blocks} reverse={reverse}");
+            }
+        }
     }
 
     #[test]

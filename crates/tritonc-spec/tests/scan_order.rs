@@ -139,3 +139,23 @@ fn fp16_cumsum_matches_the_gpu_bit_for_bit() {
         "{sequential_differs}"
     );
 }
+
+/// The default order (the back end's `ScanSchedule`, what tritonc's own code combines)
+/// is Triton's: with the same layouts, the interpreter's default run gives the GPU's
+/// bits too.
+#[test]
+fn backend_scan_order_is_tritons_on_the_gpu_cases() {
+    let text = std::fs::read_to_string(fixtures().join("scan_gpu.json")).expect("fixture");
+    let fx: Value = serde_json::from_str(&text).expect("JSON");
+    for case in fx["cases"].as_array().expect("cases") {
+        let what = format!(
+            "{} {}x{} num_warps={} {}",
+            case["kind"], case["rows"], case["cols"], case["num_warps"], case["layout"]
+        );
+        let spec = prepare_case(case);
+        let want = gpu_bits(case);
+        let got = output_bits(&spec, ReductionOrderSource::Backend);
+        let bad = (0..got.len()).filter(|&i| got[i] != want[i]).count();
+        assert_eq!(bad, 0, "{what}: {bad} of {} differ", got.len());
+    }
+}

@@ -79,5 +79,5 @@ pub use barriers::PlaceBarriers;
 pub use hoist_operands::HoistDotOperands;
 pub use software_pipeline::PipelineLoops;
 pub use reduction::{default_reduction_schedule, ButterflyStep, CombineTree, ReductionSchedule};
-pub use scan::{ScanSchedule, ScanStep, ScanUnit};
+pub use scan::{ScanSchedule, ScanSizes, ScanStep, ScanUnit};
 pub use verify::verify_encodings;

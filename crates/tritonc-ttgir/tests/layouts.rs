@@ -434,8 +434,15 @@ fn scan_schedule_follows_the_layout_bits() {
         [Register, Register, Lane, Lane, Lane, Lane, Lane, Warp, Warp, Register]
     );
     assert_eq!(s.steps[9].index_mask, 4);
-    // The order is the layout-free one.
-    assert_eq!(s.tree(777), ScanSchedule::for_length(1024, false).tree(777));
+    // The order is Triton's for 4 per thread, 32 lanes, 4 warps and 2 repetitions.
+    let sizes = s.sizes();
+    assert_eq!(
+        (sizes.spt, sizes.lanes, sizes.warps, sizes.blocks),
+        (4, 32, 4, 2)
+    );
+    assert_eq!(s.tree(777), ScanSchedule::for_sizes(4, 32, 4, 2, false).tree(777));
+    // Position 5: lane 1's in-thread prefix after lane 0's finished last element.
+    assert_eq!(s.tree(5).to_string(), "((((0 + 1) + 2) + 3) + (4 + 5))");
     insta::assert_snapshot!(gpu_ir_text(&f));
 }
 

@@ -65,13 +65,24 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         mask: u32,
     ) -> Result<Value<'c, 'a>, LowerError> {
         let b = self.b;
+        self.shuffle_with(v, dtype, &|x| b.shuffle_xor(x, mask as i32))
+    }
+
+    /// `shuffle` (one 32-bit shuffle) applied to a scalar of any type up to 64 bits:
+    /// narrow ones widened to i32, wide ones in two halves.
+    pub(super) fn shuffle_with(
+        &self,
+        v: Value<'c, 'a>,
+        dtype: DType,
+        shuffle: &dyn Fn(Value<'c, 'a>) -> Result<Value<'c, 'a>, crate::CodegenError>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let b = self.b;
         let ctx = b.context();
         let bits = dtype.bitwidth().unwrap_or(32);
         let i32t: Type = IntegerType::new(ctx, 32).into();
         let ty = dtype_type(ctx, dtype).ok_or_else(|| self.error("unsupported reduction type"))?;
-        let m = mask as i32;
         match bits {
-            32 => self.mlir(b.shuffle_xor(v, m)),
+            32 => self.mlir(shuffle(v)),
             1 | 8 | 16 => {
                 let int: Type = IntegerType::new(ctx, bits).into();
                 let as_int = if dtype.is_int() {
@@ -80,7 +91,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                     self.mlir(b.value("llvm.bitcast", &[v], int, &[]))?
                 };
                 let wide = self.mlir(b.value("arith.extui", &[as_int], i32t, &[]))?;
-                let got = self.mlir(b.shuffle_xor(wide, m))?;
+                let got = self.mlir(shuffle(wide))?;
                 let narrow = self.mlir(b.value("arith.trunci", &[got], int, &[]))?;
                 if dtype.is_int() {
                     Ok(narrow)
@@ -99,8 +110,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 let sh = self.const_i64(32)?;
                 let hi64 = self.mlir(b.binary("arith.shrui", as_int, sh))?;
                 let hi = self.mlir(b.value("arith.trunci", &[hi64], i32t, &[]))?;
-                let lo = self.mlir(b.shuffle_xor(lo, m))?;
-                let hi = self.mlir(b.shuffle_xor(hi, m))?;
+                let lo = self.mlir(shuffle(lo))?;
+                let hi = self.mlir(shuffle(hi))?;
                 let lo = self.mlir(b.value("arith.extui", &[lo], i64t, &[]))?;
                 let hi = self.mlir(b.value("arith.extui", &[hi], i64t, &[]))?;
                 let hi = self.mlir(b.binary("arith.shli", hi, sh))?;

@@ -121,24 +121,13 @@ def check_tile_downcast(results):
         results.append((f"tile_downcast n={n}", ok))
 
 
-def scan_schedule_f32(values):
-    """tritonc's scan order (tritonc_ttgir::ScanSchedule): one step per axis bit, lowest
-    first; upper blocks prepend the lower block's total. Rows of `values` are scanned
-    along the last axis (a power of two) in float32."""
-    s = values.astype(np.float32).copy()
-    t = s.copy()
-    n = s.shape[-1]
-    q = np.arange(n)
-    size = 1
-    while size < n:
-        lower = q & ~size
-        upper = q | size
-        new_t = (t[..., lower] + t[..., upper]).astype(np.float32)
-        is_upper = (q & size) != 0
-        s[..., is_upper] = (t[..., lower[is_upper]] + s[..., is_upper]).astype(np.float32)
-        t = new_t
-        size *= 2
-    return s
+def scan_schedule_f32(values, spt, lanes, warps):
+    """tritonc's scan order (tritonc_ttgir::ScanSchedule, Triton 3.6's) in float32 over the
+    rows of `values` (last axis a power of two), for `spt` elements per thread, `lanes`
+    and `warps` along the axis."""
+    add32 = lambda a, b: np.float32(np.float32(a) + np.float32(b))
+    return np.array([schedule_scan_generic(list(row), add32, False, spt, lanes, warps)
+                     for row in values.astype(np.float32)], dtype=np.float32)
 
 
 def check_example_cross_entropy(results):
@@ -271,22 +260,52 @@ def check_example_flash_attention(results):
         results.append((f"example_flash_attention b={batch} h={heads} s={seq} (max abs err {err:.2e})", ok))
 
 
-def schedule_scan_generic(values, combine, reverse):
-    """tritonc's scan order on a Python list (see scan_schedule_f32)."""
+def schedule_scan_generic(values, combine, reverse, spt, lanes, warps):
+    """tritonc's scan order on a Python list (tritonc_ttgir::ScanSchedule, Triton 3.6's
+    ScanOpToLLVM order): each thread scans its `spt` elements, the thread totals are
+    scanned over `lanes` by shuffle-up rounds, warp totals fold left to right onto the
+    running total of earlier repetitions; the other elements take the lane before's last
+    element (the warp's prefix in lane 0)."""
     n = len(values)
-    real = (lambda q: q ^ (n - 1)) if reverse else (lambda q: q)
-    s = [values[real(q)] for q in range(n)]
-    t = list(s)
-    size = 1
-    while size < n:
-        new_t = [combine(t[q & ~size], t[q | size]) for q in range(n)]
-        s = [combine(t[q & ~size], s[q]) if q & size else s[q] for q in range(n)]
-        t = new_t
-        size *= 2
+    blocks = n // (spt * lanes * warps)
+    real = (lambda q: n - 1 - q) if reverse else (lambda q: q)
+    x = [values[real(q)] for q in range(n)]
+    pos = lambda b, w, l, e: ((b * warps + w) * lanes + l) * spt + e
+    after = lambda p, v: v if p is None else combine(p, v)
     out = [None] * n
+    total = None
+    for b in range(blocks):
+        s, t = {}, []
+        for w in range(warps):
+            for l in range(lanes):
+                acc = None
+                for e in range(spt):
+                    acc = after(acc, x[pos(b, w, l, e)])
+                    s[w, l, e] = acc
+            tw = [s[w, l, spt - 1] for l in range(lanes)]
+            d = 1
+            while d < lanes:
+                prev = list(tw)
+                for l in range(d, lanes):
+                    tw[l] = combine(prev[l - d], prev[l])
+                d *= 2
+            t.append(tw)
+        carry = total
+        for w in range(warps):
+            prefix = carry
+            last = [after(prefix, t[w][l]) for l in range(lanes)]
+            for l in range(lanes):
+                out[pos(b, w, l, spt - 1)] = last[l]
+                before = last[l - 1] if l > 0 else prefix
+                for e in range(spt - 1):
+                    out[pos(b, w, l, e)] = after(before, s[w, l, e])
+            if warps > 1:
+                carry = after(carry, t[w][lanes - 1])
+        total = carry if warps > 1 else out[pos(b, 0, lanes - 1, spt - 1)]
+    res = [None] * n
     for q in range(n):
-        out[real(q)] = s[q]
-    return out
+        res[real(q)] = out[q]
+    return res
 
 
 def check_test_kernels(results):
