@@ -329,11 +329,18 @@ fn loops_scans_and_dots_lower_to_the_expected_instructions() {
     );
     assert!(k.ptx.contains("shfl.sync.bfly.b32"), "{}", k.ptx);
     assert!(k.ptx.contains("bra"), "a loop branches back:\n{}", k.ptx);
-    // cumsum of i64 over 512 columns in 4 warps: lane steps exchange block totals by
-    // butterfly shuffles (64-bit values in two halves), warps through shared memory.
+    // cumsum of i64 over 512 columns in 4 warps, as Triton: lanes scan by shuffle-up
+    // rounds (64-bit values in two halves), no butterfly; each warp's last lane writes
+    // its total under a predicate, warps fold them after a barrier.
     let k = compile_example("cumsum.py", "cumsum_kernel", example_goldens()[2].3, 4, 90);
-    assert!(k.ptx.contains("shfl.sync.bfly.b32"), "{}", k.ptx);
-    assert!(k.ptx.contains("st.shared") && k.ptx.contains("bar.sync"));
+    assert!(k.ptx.contains("shfl.sync.up.b32"), "{}", k.ptx);
+    assert!(!k.ptx.contains("shfl.sync.bfly"), "{}", k.ptx);
+    assert!(
+        k.ptx.lines().any(|l| l.trim_start().starts_with("@%p") && l.contains("st.shared.b64")),
+        "{}",
+        k.ptx
+    );
+    assert!(k.ptx.contains("bar.sync"), "{}", k.ptx);
     // A tensor-core dot on sm_90 (mma.sync, fragments by ldmatrix); on sm_75, the FMA
     // path: fp16 operands widened exactly, one fma per product.
     let k = compile_example("matmul.py", "matmul_kernel", example_goldens()[4].3, 4, 90);

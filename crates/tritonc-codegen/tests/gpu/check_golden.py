@@ -201,7 +201,8 @@ def check_example_cumsum(results):
         got = cp.asnumpy(out)
         padded = np.zeros((n_rows, 2048), dtype=np.float32)
         padded[:, :n_cols] = x[:, :n_cols].astype(np.float32)
-        expected = scan_schedule_f32(padded)[:, :n_cols]
+        # The scan's layout (`--emit ttgir`): 1 per thread, 32 lanes, 4 warps along the row.
+        expected = scan_schedule_f32(padded, 1, 32, 4)[:, :n_cols]
         exact = bool((got[:, :n_cols] == expected).all())
         close = np.allclose(got[:, :n_cols], np.cumsum(x[:, :n_cols].astype(np.float64), axis=1), rtol=1e-4, atol=1e-3)
         ok = exact and close and bool((got[:, n_cols:] == -7.0).all())
@@ -350,7 +351,8 @@ def check_test_kernels(results):
     scans((1,), (128,), (cp.asarray(x), rev, last))
     cp.cuda.runtime.deviceSynchronize()
     add32 = lambda a, b: np.float32(np.float32(a) + np.float32(b))
-    expected_rev = np.array(schedule_scan_generic(list(x), add32, True), dtype=np.float32)
+    # 4 per thread, 32 lanes, 4 warps, 2 repetitions (`--emit ttgir`).
+    expected_rev = np.array(schedule_scan_generic(list(x), add32, True, 4, 32, 4), dtype=np.float32)
     exact = bool((cp.asnumpy(rev) == expected_rev).all())
     close = np.allclose(cp.asnumpy(rev), np.cumsum(x[::-1].astype(np.float64))[::-1], rtol=1e-4, atol=1e-3)
     results.append((f"ops_scans reverse cumsum (bit-exact schedule: {exact})", exact and close))
