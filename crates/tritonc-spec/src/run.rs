@@ -79,9 +79,36 @@ impl TensorArg {
 
     /// The view's elements widened to f64 (unsigned ints by value).
     pub fn values(&self, memory: &Memory) -> Vec<f64> {
+        self.gather_view(memory.buffer(self.buffer).to_f64_vec(), f64::NAN)
+    }
+
+    /// Whether the view is the first elements of its buffer in row-major order with
+    /// no gaps (its storage index of element `i` is `i`).
+    pub fn is_dense_prefix(&self) -> bool {
+        let mut expect = 1;
+        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+            if d != 1 && s != expect {
+                return false;
+            }
+            expect *= d;
+        }
+        self.offset == 0
+    }
+
+    /// The view's elements, in row-major view order, out of `all` (every element of its
+    /// buffer); an index past the end gives `missing`. A dense view takes `all` as it is
+    /// (no index list, no copy).
+    pub fn gather_view<T: Copy + Send + Sync>(&self, mut all: Vec<T>, missing: T) -> Vec<T> {
         use rayon::prelude::*;
-        let all = memory.buffer(self.buffer).to_f64_vec();
-        self.storage_indices().into_par_iter().map(|i| all[i]).collect()
+        let n: usize = self.shape.iter().product();
+        if self.is_dense_prefix() && n <= all.len() {
+            all.truncate(n);
+            return all;
+        }
+        self.storage_indices()
+            .into_par_iter()
+            .map(|i| all.get(i).copied().unwrap_or(missing))
+            .collect()
     }
 }
 
@@ -925,4 +952,47 @@ pub fn run_spec_file(
         function,
         references,
     })
+}
+
+#[cfg(test)]
+mod view_tests {
+    use super::*;
+
+    fn view(shape: &[usize], strides: &[usize], offset: usize) -> TensorArg {
+        TensorArg {
+            name: "v".into(),
+            dtype: DType::F32,
+            shape: shape.to_vec(),
+            strides: strides.to_vec(),
+            offset,
+            buffer: BufferId(0),
+            output: true,
+            reference: None,
+            atol: None,
+            rtol: None,
+        }
+    }
+
+    #[test]
+    fn views_gather_their_elements_dense_ones_without_an_index_list() {
+        let all: Vec<f64> = (0..12).map(f64::from).collect();
+        // 3×4 row-major: the buffer itself; size-1 dims take any stride.
+        assert!(view(&[3, 4], &[4, 1], 0).is_dense_prefix());
+        assert!(view(&[3, 1, 4], &[4, 99, 1], 0).is_dense_prefix());
+        assert_eq!(view(&[3, 4], &[4, 1], 0).gather_view(all.clone(), f64::NAN), all);
+        // A prefix of the buffer.
+        assert_eq!(view(&[2, 2], &[2, 1], 0).gather_view(all.clone(), f64::NAN), vec![0.0, 1.0, 2.0, 3.0]);
+        // Transposed (4×3 over the 3×4 storage), offset, and past the end.
+        let t = view(&[4, 3], &[1, 4], 0);
+        assert!(!t.is_dense_prefix());
+        assert_eq!(
+            t.gather_view(all.clone(), f64::NAN),
+            vec![0.0, 4.0, 8.0, 1.0, 5.0, 9.0, 2.0, 6.0, 10.0, 3.0, 7.0, 11.0]
+        );
+        let o = view(&[2], &[1], 11);
+        assert!(!o.is_dense_prefix());
+        let got = o.gather_view(all, f64::NAN);
+        assert_eq!(got[0], 11.0);
+        assert!(got[1].is_nan());
+    }
 }

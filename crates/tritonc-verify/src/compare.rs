@@ -23,10 +23,13 @@ pub struct OutputTensor {
 impl OutputTensor {
     /// The largest finite magnitude (the scale of absolute tolerances).
     pub fn max_abs(&self) -> f64 {
+        use rayon::prelude::*;
         self.values
-            .iter()
+            .par_iter()
+            .with_min_len(1 << 16)
             .filter(|v| v.is_finite())
-            .fold(0.0f64, |m, v| m.max(v.abs()))
+            .fold(|| 0.0f64, |m, v| m.max(v.abs()))
+            .reduce(|| 0.0f64, f64::max)
     }
 }
 
@@ -89,31 +92,27 @@ pub fn compare(got: &OutputTensor, want: &OutputTensor, tol: &Tolerance) -> Comp
         return c;
     }
     // The worst element: any mismatch beats any match; among mismatches NaN/inf
-    // disagreements first, then the largest excess over the tolerance.
+    // disagreements first, then the largest excess over the tolerance; on a tie the
+    // first. Chunks in parallel (large outputs are tens of millions of elements), each
+    // folded in order, then merged in order with the same rule.
+    use rayon::prelude::*;
+    const CHUNK: usize = 1 << 16;
+    let parts: Vec<Part> = got
+        .values
+        .par_chunks(CHUNK)
+        .zip(want.values.par_chunks(CHUNK))
+        .enumerate()
+        .map(|(k, (g, w))| Part::of(g, w, k * CHUNK, tol))
+        .collect();
     let mut worst: Option<(bool, f64, usize)> = None;
-    for (i, (&g, &w)) in got.values.iter().zip(&want.values).enumerate() {
-        let ok = tol.accepts(g, w);
-        let (d, score) = if g.is_finite() && w.is_finite() {
-            let d = (g - w).abs();
-            c.max_abs = c.max_abs.max(d);
-            if w != 0.0 {
-                c.max_rel = c.max_rel.max(d / w.abs());
+    for p in parts {
+        c.mismatches += p.mismatches;
+        c.max_abs = c.max_abs.max(p.max_abs);
+        c.max_rel = c.max_rel.max(p.max_rel);
+        if let Some((bad, score, i)) = p.worst {
+            if worse(worst, bad, score) {
+                worst = Some((bad, score, i));
             }
-            let bound = tol.atol + tol.rtol * w.abs();
-            (d, if bound > 0.0 { d / bound } else { d })
-        } else {
-            (0.0, if ok { 0.0 } else { f64::INFINITY })
-        };
-        if !ok {
-            c.mismatches += 1;
-        }
-        let key = (!ok, score);
-        let better = match worst {
-            None => true,
-            Some((bad, s, _)) => key.0 && !bad || (key.0 == bad && score > s),
-        };
-        if better && (!ok || d > 0.0 || worst.is_none()) {
-            worst = Some((!ok, score, i));
         }
     }
     c.worst = worst.map(|(_, _, i)| Worst {
@@ -122,6 +121,55 @@ pub fn compare(got: &OutputTensor, want: &OutputTensor, tol: &Tolerance) -> Comp
         want: want.values[i],
     });
     c
+}
+
+/// Whether a candidate (`bad`: outside the tolerance; `score`: its excess) replaces the
+/// worst so far: a mismatch beats a match, then a strictly larger score.
+fn worse(so_far: Option<(bool, f64, usize)>, bad: bool, score: f64) -> bool {
+    match so_far {
+        None => true,
+        Some((b, s, _)) => bad && !b || (bad == b && score > s),
+    }
+}
+
+/// One chunk's share of a [`Comparison`].
+struct Part {
+    mismatches: usize,
+    max_abs: f64,
+    max_rel: f64,
+    worst: Option<(bool, f64, usize)>,
+}
+
+impl Part {
+    fn of(got: &[f64], want: &[f64], start: usize, tol: &Tolerance) -> Part {
+        let mut p = Part {
+            mismatches: 0,
+            max_abs: 0.0,
+            max_rel: 0.0,
+            worst: None,
+        };
+        for (j, (&g, &w)) in got.iter().zip(want).enumerate() {
+            let ok = tol.accepts(g, w);
+            let (d, score) = if g.is_finite() && w.is_finite() {
+                let d = (g - w).abs();
+                p.max_abs = p.max_abs.max(d);
+                if w != 0.0 {
+                    p.max_rel = p.max_rel.max(d / w.abs());
+                }
+                let bound = tol.atol + tol.rtol * w.abs();
+                (d, if bound > 0.0 { d / bound } else { d })
+            } else {
+                (0.0, if ok { 0.0 } else { f64::INFINITY })
+            };
+            if !ok {
+                p.mismatches += 1;
+            }
+            if worse(p.worst, !ok, score) && (!ok || d > 0.0 || p.worst.is_none()) {
+                p.worst = Some((!ok, score, start + j));
+            }
+        }
+        p
+    }
 }
 
 #[cfg(test)]
@@ -158,6 +206,25 @@ mod tests {
         assert_eq!((w.got, w.want), (2.1, 2.0));
         assert!((c.max_abs - 0.5).abs() < 1e-12);
         assert!((c.max_rel - 0.05).abs() < 1e-12);
+    }
+
+    #[test]
+    fn across_chunks_the_first_of_equal_worst_mismatches_wins() {
+        // Three chunks' worth; equal excesses at 70000 and 140000 (different chunks),
+        // a smaller one at 10, an in-tolerance difference at 5.
+        let want: Vec<f64> = (0..200_000).map(|i| 1.0 + (i % 7) as f64).collect();
+        let mut got = want.clone();
+        got[5] += 1e-9;
+        got[10] += 0.5 * want[10];
+        got[70_000] = want[70_000] * 3.0;
+        got[140_000] = want[140_000] * 3.0;
+        let shape = vec![200_000];
+        let tol = Tolerance::within(0.0, 0.01, "test");
+        let c = compare(&t(got, shape.clone()), &t(want.clone(), shape), &tol);
+        assert_eq!(c.mismatches, 3);
+        assert_eq!(want[70_000], want[140_000], "equal values, equal excess");
+        assert_eq!(c.worst.expect("worst").index, vec![70_000]);
+        assert!((c.max_rel - 2.0).abs() < 1e-12);
     }
 
     #[test]

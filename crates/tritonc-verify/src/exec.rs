@@ -130,13 +130,7 @@ impl PreparedCase {
                     dtype: t.dtype,
                     bytes: bytes_of(t.buffer.0 as usize),
                 };
-                let all = buffer.to_f64_vec();
-                let values = t
-                    .storage_indices()
-                    .into_iter()
-                    .map(|i| all.get(i).copied().unwrap_or(f64::NAN))
-                    .collect();
-                output_tensor(t, values)
+                output_tensor(t, t.gather_view(buffer.to_f64_vec(), f64::NAN))
             })
             .collect()
     }
