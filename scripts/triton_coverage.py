@@ -49,7 +49,7 @@ HEADER = "import triton\nimport triton.language as tl\n\n"
 # TTIR ops whose counts each case records.
 OPS = ["tt.load", "tt.store", "scf.for", "scf.if", "tt.elementwise_inline_asm", "math.absf", "arith.extf",
        "arith.truncf", "arith.fptosi", "tt.descriptor_load", "tt.descriptor_store", "tt.descriptor_reduce",
-       "arith.sitofp"]
+       "arith.sitofp", "tt.ptr_to_int"]
 
 OPTIONAL_BIAS = """
 @triton.jit
@@ -572,6 +572,19 @@ def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     r = tl.arange(0, BLOCK)
     tl.store(y_ptr + r, ~tl.load(x_ptr + r))
 """, {"x_ptr": f"*{t}", "y_ptr": f"*{t}", "BLOCK": 64}, f"*{t}, *{t}, 64") for t in ("u8", "u32", "i16", "u64")],
+    # flag-gems `adaptive_avg_pool3d_kernel`: `tl.full((), x, tl.int64)` with a pointer `x`
+    # is Triton's `semantic.cast` of the pointer (`tt.ptr_to_int`); so is a pointer stored
+    # through an int64 pointer.
+    *[(name, f"""
+@triton.jit
+def kernel(x_ptr, y_ptr):
+    {stmt}
+""", {"x_ptr": "*fp32", "y_ptr": "*i64"}, "*fp32, *i64") for name, stmt in (
+        ("full_of_pointer_int64", "tl.store(y_ptr, tl.full((), x_ptr, tl.int64))"),
+        ("full_of_pointer_block_int64", "tl.store(y_ptr + tl.arange(0, 4), tl.full((4,), x_ptr, tl.int64))"),
+        ("full_of_pointer_int32", "tl.store(y_ptr, tl.full((), x_ptr, tl.int32))"),
+        ("store_pointer_to_int64_pointer", "tl.store(y_ptr, x_ptr)"),
+    )],
     ("builtin_range_keyword", """
 @triton.jit
 def kernel(x_ptr, n):

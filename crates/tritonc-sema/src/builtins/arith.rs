@@ -148,6 +148,40 @@ pub fn to_tensor_as(
     }
 }
 
+/// `ptr.to(tl.int64)` (`tt.ptr_to_int`) and `ptr.to(tl.int1)` (the address is not 0), the
+/// only conversions of a pointer to a value Triton 3.6 has (its `semantic.cast`, also
+/// behind `tl.full((), ptr, tl.int64)` and a pointer stored through an `int64` pointer).
+pub fn cast_pointer_to(
+    cx: &mut LowerCx<'_>,
+    t: TensorValue,
+    to: DType,
+    span: Span,
+) -> Result<TensorValue, Diagnostic> {
+    match to {
+        DType::I64 => {
+            let id = cx.builder(span).ptr_to_int(t.id);
+            Ok(cx.tensor(id))
+        }
+        DType::I1 => {
+            let id = cx.builder(span).ptr_to_int(t.id);
+            let addr = SemaValue::Tensor(cx.tensor(id));
+            binary(
+                cx,
+                BinaryKind::Ne,
+                addr,
+                SemaValue::Const(Constexpr::Int(0)),
+                span,
+            )
+        }
+        _ => Err(err(
+            codes::INVALID_CAST,
+            span,
+            format!("cannot cast the pointer `{}` to `{to}`", t.ty),
+        )
+        .with_note("a pointer converts only to `int64` and `int1` (Triton 3.6 asserts otherwise)")),
+    }
+}
+
 fn with_elem(t: &Type, d: DType) -> Type {
     t.with_dtype(d)
 }
@@ -171,11 +205,7 @@ pub fn cast_rounded(
     span: Span,
 ) -> Result<TensorValue, Diagnostic> {
     let Some(from) = t.ty.dtype() else {
-        return Err(err(
-            codes::INVALID_CAST,
-            span,
-            format!("cannot convert a pointer `{}` to `{to}` by value", t.ty),
-        ));
+        return cast_pointer_to(cx, t, to, span);
     };
     if from.is_var() || to.is_var() {
         // A conversion from or to an unknown dtype: its op depends on the dtypes.

@@ -527,7 +527,7 @@ pub(super) fn to(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> R {
     }
     let to = dtype_arg(&to_arg)?;
     if let Elem::Ptr(_) = t.ty.elem() {
-        return Ok(SemaValue::Tensor(cast_pointer_to(cx, t, to, call.span)?));
+        return Ok(SemaValue::Tensor(arith::cast_pointer_to(cx, t, to, call.span)?));
     }
     let bitcast = match &b[3] {
         Some(a) => expect_const(a, "`bitcast`")?.truthy(),
@@ -625,39 +625,6 @@ fn cast_to_pointer(
         )
         .with_note("Triton 3.6 emits `tt.int_to_ptr`, whose operand must be a 64-bit integer")
         .with_help("convert to `tl.int64` first")),
-    }
-}
-
-/// `ptr.to(tl.int64)` (`tt.ptr_to_int`) and `ptr.to(tl.int1)` (the address is not 0), the
-/// only conversions of a pointer to a value Triton 3.6 has.
-fn cast_pointer_to(
-    cx: &mut LowerCx<'_>,
-    t: TensorValue,
-    to: DType,
-    span: Span,
-) -> Result<TensorValue, Diagnostic> {
-    match to {
-        DType::I64 => {
-            let id = cx.builder(span).ptr_to_int(t.id);
-            Ok(cx.tensor(id))
-        }
-        DType::I1 => {
-            let id = cx.builder(span).ptr_to_int(t.id);
-            let addr = SemaValue::Tensor(cx.tensor(id));
-            arith::binary(
-                cx,
-                BinaryKind::Ne,
-                addr,
-                SemaValue::Const(Constexpr::Int(0)),
-                span,
-            )
-        }
-        _ => Err(err(
-            codes::INVALID_CAST,
-            span,
-            format!("cannot cast the pointer `{}` to `{to}`", t.ty),
-        )
-        .with_note("a pointer converts only to `int64` and `int1` (Triton 3.6 asserts otherwise)")),
     }
 }
 
