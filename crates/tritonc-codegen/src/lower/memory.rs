@@ -1,10 +1,15 @@
 //! Global loads and stores (vectorized, predicated); shared scratch is in `shared.rs`.
 //!
-//! An unmasked access of `vec` elements is an `llvm.load`/`llvm.store` of
-//! `vector<vec x T>` with its full alignment, which NVPTX selects as `ld.global.v4.b32`
-//! and the like. A masked one is inline PTX in Triton's form: the destination words are
-//! first set to `other` (or 0), then `@p ld.global.v4.b32 {…}, [addr]` loads them only
-//! when the predicate holds — no branch per element. Stores are `@p st.global…`.
+//! Global loads are inline PTX in Triton's form on NVIDIA: an unmasked vector load is
+//! `ld.global.v4.b32 {…}, [addr]`; a masked one first sets the destination words to
+//! `other` (or 0), then `@p ld.global.v4.b32 {…}, [addr]` loads them only when the
+//! predicate holds — no branch per element. (An `llvm.load` of `vector<vec x T>` would be
+//! split by LLVM's InstCombine into one scalar load and address per element, merged back
+//! only by NVPTX's late vectorizer; a loop body then looks several times larger to
+//! LLVM's unroller than Triton's, so a short row loop that Triton's LLVM unrolls stays a
+//! loop.) An unmasked scalar load and an unmasked store are `llvm.load`/`llvm.store`
+//! (`vector<vec x T>` with its full alignment for stores); masked stores are
+//! `@p st.global…`.
 
 use melior::ir::{
     attribute::{DenseI64ArrayAttribute, IntegerAttribute, StringAttribute},
@@ -333,6 +338,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let bits = dtype.bitwidth().unwrap_or(8);
         let elem = dtype_type(ctx, dtype).ok_or_else(|| self.error("unsupported element type"))?;
         let Some(pred) = pred else {
+            if !b.is_amd() && vec > 1 {
+                return self.load_asm(addr, None, others, dtype, vec);
+            }
             let ty = if vec == 1 {
                 elem
             } else {
@@ -354,12 +362,28 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         if b.is_amd() {
             return self.masked_load_amdgpu(addr, pred, others, dtype, vec);
         }
+        self.load_asm(addr, Some(pred), others, dtype, vec)
+    }
+
+    /// `[@p] ld.global.vN.bW` as inline PTX (Triton's form): with a predicate, the words
+    /// are first set to `other` (or 0).
+    fn load_asm(
+        &mut self,
+        addr: Value<'c, 'a>,
+        pred: Option<Value<'c, 'a>>,
+        others: Option<Vec<Value<'c, 'a>>>,
+        dtype: DType,
+        vec: usize,
+    ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
+        let b = self.b;
+        let ctx = b.context();
+        let bits = dtype.bitwidth().unwrap_or(8);
         let (word_bits, nwords) = self.word_bits(bits, vec)?;
         let per_word = vec / nwords;
         let word: Type = IntegerType::new(ctx, word_bits).into();
         let letter = constraint_letter(word_bits);
         let mut initial = Vec::new();
-        for w in 0..nwords {
+        for w in 0..nwords * usize::from(pred.is_some()) {
             initial.push(match &others {
                 Some(o) => self.pack(&o[w * per_word..(w + 1) * per_word], dtype, word_bits)?,
                 None => {
@@ -370,7 +394,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         }
         let outs: Vec<String> = (0..nwords).map(|i| format!("${i}")).collect();
         let mut asm = String::new();
-        for i in 0..nwords {
+        for i in 0..nwords * usize::from(pred.is_some()) {
             asm.push_str(&format!(
                 "mov.b{} ${i}, ${};\n\t",
                 word_bits.max(16),
@@ -382,18 +406,25 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         } else {
             String::new()
         };
+        let guard = if pred.is_some() {
+            format!("@${} ", nwords + 1)
+        } else {
+            String::new()
+        };
         asm.push_str(&format!(
-            "@${} ld.global{width}.b{word_bits} {{ {} }}, [ ${} + 0 ];",
-            nwords + 1,
+            "{guard}ld.global{width}.b{word_bits} {{ {} }}, [ ${} + 0 ];",
             outs.join(", "),
             nwords
         ));
         let mut constraints: Vec<String> = (0..nwords).map(|_| format!("={letter}")).collect();
         constraints.push("l".into());
-        constraints.push("b".into());
-        constraints.extend((0..nwords).map(|_| letter.to_string()));
-        let mut operands = vec![addr, pred];
-        operands.extend(initial);
+        let mut operands = vec![addr];
+        if let Some(pred) = pred {
+            constraints.push("b".into());
+            constraints.extend((0..nwords).map(|_| letter.to_string()));
+            operands.push(pred);
+            operands.extend(initial);
+        }
         let result_ty = if nwords == 1 {
             word
         } else {
