@@ -70,6 +70,10 @@ SWEEP_CASES = [
      "*fp16:16, *fp16:16, *fp16:16, i32:16, 8192", 16),
     ("sweep_jsd_bf16_32768_w16", "sweep: JSD-style loss, bf16 rows of 32768, 16 warps", "sweep_jsd",
      "*bf16:16, *bf16:16, *fp32:16, *bf16:16, i32:16, 32768", 16),
+    ("sweep_scan_fp32_16384_w8", "sweep: row scan, fp32 4096×16384, 8 warps", "sweep_scan",
+     "*fp32:16, *fp32:16, i32:16, 16384", 8),
+    ("sweep_colsum_fp16_4096_w16", "sweep: column sums, fp16 [4096, 4096], 16 warps", "sweep_colsum",
+     "*fp16:16, *fp32:16, i32:16, i32:16, 256, 32, 64", 16),
 ]
 
 
@@ -468,8 +472,9 @@ READINGS: dict[str, tuple[list, str]] = {
         LayerNorm backward (dx) still has more mask
         compares than Triton and less fma contraction (see its reading), so its results are not bitwise
         Triton's; `tl.log` is `lg2.approx × ln 2` in tritonc and libdevice `__nv_logf` in
-        Triton (why the cross-entropy results differ by 1.9e-6); the scan (cumsum) kernels use more
-        registers (144/96 against 126/80) and shuffle-xor instead of shuffle-up.
+        Triton (why the cross-entropy results differ by 1.9e-6); scans now run Triton's algorithm and
+        order (shuffle-up lane rounds, warp totals folded left to right): the same shuffles as Triton,
+        122/92 registers against 126/80 for the i32 and fp16 cumsum fixtures (were 144/96).
         """,
     ),
     "vector_add_fp32_2^28": (
@@ -880,22 +885,25 @@ READINGS: dict[str, tuple[list, str]] = {
         """,
     ),
     "cumsum_fp32_16384x1024": (
-        [("cumsum_fp32_16384x1024", "tc", "sass_total", 471), ("cumsum_fp32_16384x1024", "tr", "sass_total", 343),
-         ("cumsum_fp32_16384x1024", "tc", "sass_regs", 62), ("cumsum_fp32_16384x1024", "tr", "sass_regs", 56)],
+        [("cumsum_fp32_16384x1024", "tc", "shfl", 48), ("cumsum_fp32_16384x1024", "tr", "shfl", 48),
+         ("cumsum_fp32_16384x1024", "tc", "math:selp", 84), ("cumsum_fp32_16384x1024", "tr", "math:selp", 84),
+         ("cumsum_fp32_16384x1024", "tc", "sass_regs", 56), ("cumsum_fp32_16384x1024", "tr", "sass_regs", 56),
+         ("cumsum_fp32_16384x1024", "tc", "sass_total", 314), ("cumsum_fp32_16384x1024", "tr", "sass_total", 343)],
         """
-        Global accesses identical (8 × 128-bit loads and stores per thread). The scan itself differs:
-        tritonc combines lanes with `shfl.sync.bfly` in its own order (docs/numerics.md: the order is a
-        contract with the interpreter, and the results differ from Triton's in the last bits) and
-        selects per element which partial applies (224 `selp` against 84), so its code is 38 % longer
-        (471 against 343 SASS) with 62 against 56 registers. 0.969× on the H200 at 1024 columns,
-        1.016× at 256: matching Triton's scan (`shfl.up` steps) is the next lever.
+        Global accesses identical (8 × 128-bit loads and stores per thread). The scan is now Triton's
+        algorithm and order (docs/numerics.md): 48 `shfl.sync.up` and 84 `selp` on both sides, 56
+        registers on both, 314 against 343 SASS. Before, tritonc merged bit by bit with
+        `shfl.sync.bfly` in its own order and selected per element which partial applied (224 `selp`
+        against 84): 471 SASS and 62 registers, 0.969× on the H200 at 1024 columns, 1.016× at 256.
         """,
     ),
     "cumsum_fp32_65536x256": (
-        [("cumsum_fp32_65536x256", "tc", "sass_total", 440), ("cumsum_fp32_65536x256", "tr", "sass_total", 324)],
+        [("cumsum_fp32_65536x256", "tc", "shfl", 48), ("cumsum_fp32_65536x256", "tr", "shfl", 48),
+         ("cumsum_fp32_65536x256", "tc", "sass_regs", 56), ("cumsum_fp32_65536x256", "tr", "sass_regs", 48)],
         """
-        The same scan as at 1024 columns (440 against 324 SASS); with 16 rows per program the
-        shared-memory step is the same 32 B both ways. 1.016× on the H200.
+        The same scan as at 1024 columns, now in Triton's form on both sides (48 shuffles each; 314
+        against 324 SASS, was 440); with 16 rows per program tritonc takes 56 registers against 48
+        (36 against 40 warps per SM). 1.016× on the H200 before the change.
         """,
     ),
     "quantize_fp16_4096x8192": (
@@ -1010,29 +1018,55 @@ READINGS: dict[str, tuple[list, str]] = {
         dropped; the others compare without conversions on tritonc's side.
         """,
     ),
+    "sweep_scan_fp32_16384_w8": (
+        [("sweep_scan_fp32_16384_w8", s, m, v) for s, m, v in
+         (("tc", "shfl", 96), ("tr", "shfl", 96), ("tc", "bar", 1), ("tr", "bar", 1),
+          ("tc", "sass_regs", 101), ("tr", "sass_regs", 125), ("tc", "warps", 16), ("tr", "warps", 16))],
+        """
+        The sweep's worst point in run 1 (0.72×, 178 against 128 µs). tritonc scanned bit by bit in its
+        own order: 80 `shfl.sync.bfly`, every thread reading its warp group's block totals with 44
+        `ld.shared.v4.b32`, 141 registers against Triton's 125 (8 against 16 warps per SM). Now the
+        scan is Triton's algorithm and order (docs/numerics.md): 96 `shfl.sync.up` on both sides, each
+        warp's last lane writing its 16 totals under a predicate, one barrier, the totals read
+        repetition by repetition where they are used: 101 registers against 125, 16 warps per SM on
+        both sides, 818 against 831 SASS. Results are Triton's bit for bit for the same layout. Not
+        re-timed yet.
+        """,
+    ),
+    "sweep_colsum_fp16_4096_w16": (
+        [("sweep_colsum_fp16_4096_w16", s, m, v) for s, m, v in
+         (("tc", "gload", 8), ("tr", "gload", 8), ("tc", "bar", 4), ("tr", "bar", 4),
+          ("tc", "sass_regs", 32), ("tr", "sass_regs", 32))],
+        """
+        Partial column sums (256 rows per program, `[32, 64]` tiles): 0.905× in run 1. Triton does not
+        software-pipeline this loop (no buffer or async copy in its TTGIR); its LLVM unrolls the 8
+        iterations, and so does tritonc's here. In run 1 tritonc spelled the 8-byte loads
+        `ld.global.v4.b16` (Triton `ld.global.v2.b32`) and used 5 barriers; now the loads are inline
+        `ld.global.v2.b32` as Triton's and both sides have 4 barriers, 8 loads, 32 registers; SASS 195
+        against 185. What remains of the loss is not in these counts. At 4 warps (fp16/bf16) Triton's
+        LLVM unrolls the loop and tritonc's does not (docs/benchmarks.md, "After run 1").
+        """,
+    ),
     "cumsum.cumsum_kernel": (
-        [("cumsum.cumsum_kernel", "tc", "sass_regs", 144), ("cumsum.cumsum_kernel", "tr", "sass_regs", 126),
-         ("cumsum.cumsum_kernel", "tc", "shfl", 160), ("cumsum.cumsum_kernel", "tr", "shfl", 192),
+        [("cumsum.cumsum_kernel", "tc", "sass_regs", 122), ("cumsum.cumsum_kernel", "tr", "sass_regs", 126),
+         ("cumsum.cumsum_kernel", "tc", "shfl", 192), ("cumsum.cumsum_kernel", "tr", "shfl", 192),
          ("cumsum.cumsum_kernel", "tc", "bar", 3), ("cumsum.cumsum_kernel", "tr", "bar", 9)],
         """
         Global accesses identical (32 scalar i32 loads and 32 i64 stores per thread: the rows are
-        strided, so neither side vectorizes). The scans differ: tritonc scans within a warp with
-        `shfl.sync.bfly` (160), Triton with `shfl.sync.up` (192); tritonc uses 3 barriers
-        against 9 and less SASS (1183 against 1338) but **144 registers against 126** and 16 KiB of
-        shared memory against 4 KiB. 144 registers allow 3 CTAs (12 warps) per SM against 4 (16
-        warps). The i64 accumulation makes this the heaviest kernel here; with fewer resident warps
-        the shorter code may not win. Not benchmarked.
+        strided, so neither side vectorizes). The scans are now the same algorithm: 192
+        `shfl.sync.up` on both sides (tritonc had 160 `shfl.sync.bfly`), and tritonc takes 122
+        registers against 126 (was 144: 12 against 16 warps per SM, now 16 on both). tritonc still
+        uses 3 barriers against 9 and less SASS (1195 against 1338). Not benchmarked.
         """,
     ),
     "cumsum.cumsum_kernel.fp16": (
-        [("cumsum.cumsum_kernel.fp16", "tc", "sass_regs", 96), ("cumsum.cumsum_kernel.fp16", "tr", "sass_regs", 80),
-         ("cumsum.cumsum_kernel.fp16", "tc", "sass_total", 1077)],
+        [("cumsum.cumsum_kernel.fp16", "tc", "sass_regs", 92), ("cumsum.cumsum_kernel.fp16", "tr", "sass_regs", 80),
+         ("cumsum.cumsum_kernel.fp16", "tc", "shfl", 192), ("cumsum.cumsum_kernel.fp16", "tr", "shfl", 192)],
         """
         Global accesses identical (unhinted strides: 32 scalar fp16 loads, 32 fp32 stores per thread).
-        The in-warp scans differ in shape: tritonc's butterfly (`shfl.sync.bfly`, 160) executes more
-        float adds (`FADD` 530 against 316), Triton's shuffle-up (`shfl.sync.up`, 192) more selects
-        (`FSEL` 92 against 32); total SASS is about equal (1077 against 1066). tritonc needs 96
-        registers against 80 (20 against 24 warps per SM). Not benchmarked.
+        The in-warp scans are now the same shape (192 `shfl.sync.up` and 256 `selp` on both sides; 1026
+        against 1066 SASS). tritonc needs 92 registers against 80 (was 96; 20 against 24 warps per
+        SM). Not benchmarked.
         """,
     ),
 }
