@@ -24,10 +24,27 @@ specialization, not the one each project's launcher uses:
 A kernel whose derived signature is wrong for it fails here although it is valid; the
 report lists first errors so such cases can be told apart.
 
+With `--triton`, upstream Triton (the installed wheel) gives its own verdict on each
+sampled kernel first: the kernel's module is imported from the unpacked release, statement by
+statement (a top-level statement that fails here, such as an import of a package this
+environment lacks, is skipped, and a function whose decorator fails here is defined
+without that decorator; the `__init__.py` files of its parent packages are not run;
+Triton's NVIDIA driver counts as active), its `JITFunction` is compiled
+with `triton.compile(ASTSource(...), target=GPUTarget("cuda", 90, 32))` for the same
+guessed signature (every parameter given; a parameter an `@triton.autotune` config sets
+takes the first config's value, with its `num_warps` and `num_stages`; one a
+`@triton.heuristics` entry sets takes the entry's value for the guessed arguments), and
+tritonc then compiles exactly that specialization. Each kernel falls in one of:
+  * both compile;
+  * Triton compiles and tritonc fails: a tritonc gap (listed with its first error);
+  * both fail: a bad guess (or a kernel Triton 3.6 itself rejects);
+  * tritonc compiles and Triton fails;
+  * Triton could not be asked (the module does not import here).
+
 Usage: python3 scripts/real_world_coverage.py [--tritonc PATH] [--jobs N] [--json OUT]
-       [--only PROJECT] [--limit N] [--cache DIR]
-Prints a Markdown table (per project: entry kernels, compiled, share) and the most
-common first errors.
+       [--only PROJECT[,PROJECT...]] [--limit N] [--cache DIR] [--triton] [--keep]
+Prints a Markdown table (per project: entry kernels, compiled, share; with `--triton`,
+the four verdicts) and the most common first errors.
 """
 
 from __future__ import annotations
@@ -39,6 +56,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -131,6 +149,11 @@ def signature_item(value) -> str | None:
 
 
 def derive_signature(fn: ast.FunctionDef, decorator_text: str, every_param: bool = False) -> str:
+    return ", ".join(item for _, item in derive_items(fn, decorator_text, every_param))
+
+
+def derive_items(fn: ast.FunctionDef, decorator_text: str, every_param: bool = False) -> list[tuple[str, str]]:
+    """(parameter, signature item) for each parameter the signature lists."""
     args = fn.args
     params = args.posonlyargs + args.args + args.kwonlyargs
     defaults = [None] * (len(args.posonlyargs + args.args) - len(args.defaults)) + list(args.defaults)
@@ -150,22 +173,22 @@ def derive_signature(fn: ast.FunctionDef, decorator_text: str, every_param: bool
                     item = "False"
                 else:
                     item = "64"
-            items.append(item)
+            items.append((name, item))
         else:
             if mentioned:
                 set_by_decorator.append(name)
                 continue
             if default is not None and isinstance(default, ast.Constant) and default.value is None:
-                items.append("None")
+                items.append((name, "None"))
             elif FLOAT_NAMES.match(name):
-                items.append("fp32")
+                items.append((name, "fp32"))
             elif (INT_NAMES.search(name) or SHORT_INT.match(name)) and "ptr" not in name.lower():
-                items.append("i32")
+                items.append((name, "i32"))
             elif INT_POINTER.search(name):
-                items.append("*i64:16")
+                items.append((name, "*i64:16"))
             else:
-                items.append("*fp32:16")
-    return ", ".join(items)
+                items.append((name, "*fp32:16"))
+    return items
 
 
 def jit_functions(tree: ast.Module):
@@ -232,9 +255,9 @@ def compile_one(tritonc: str, path: Path, name: str, sigs: tuple[str, str], out:
     return r
 
 
-def compile_sig(tritonc: str, path: Path, name: str, sig: str, out: Path) -> dict:
+def compile_sig(tritonc: str, path: Path, name: str, sig: str, out: Path, extra: tuple = ()) -> dict:
     cmd = [tritonc, "--format", "json", "-q", "compile", str(path), "--kernel", name, "--signature", sig,
-           "--target", "sm_90", "-o", str(out), "--no-cache"]
+           "--target", "sm_90", "-o", str(out), "--no-cache", *extra]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -255,19 +278,249 @@ def compile_sig(tritonc: str, path: Path, name: str, sig: str, out: Path) -> dic
     return first
 
 
+# ---- Triton's own verdict (`--triton`), computed in a child process per kernel --------
+
+TRITON_TIMEOUT_S = 300
+
+
+def triton_verdict(root: Path, rel: str, kernel: str, items: list[tuple[str, str]], work: Path) -> dict:
+    """Runs `--triton-worker` in a child process (a fresh interpreter per kernel: the
+    project's modules are imported, and a crash or hang stays contained)."""
+    request = json.dumps({"root": str(root), "file": rel, "kernel": kernel, "items": items})
+    env = dict(os.environ, TRITON_CACHE_DIR=str(work / "triton-cache"), PYTHONDONTWRITEBYTECODE="1")
+    try:
+        r = subprocess.run([sys.executable, __file__, "--triton-worker"], input=request, capture_output=True,
+                           text=True, timeout=TRITON_TIMEOUT_S, env=env, cwd=str(work))
+    except subprocess.TimeoutExpired:
+        return {"triton": "timeout", "triton_error": f"over {TRITON_TIMEOUT_S} s"}
+    for line in reversed(r.stdout.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    tail = (r.stderr or r.stdout).strip().splitlines()[-1:]
+    return {"triton": "crashed", "triton_error": (tail[0] if tail else f"exit {r.returncode}")[:160]}
+
+
+def _lenient_project_imports(root: str) -> None:
+    """Imports the release's own modules statement by statement, skipping each top-level
+    statement that fails (an import of a package this environment lacks, a platform
+    probe, a host decorator of another library), so that a kernel module's `@triton.jit`
+    functions, its Triton imports and its constants are defined as they are where the
+    project runs; modules outside the release import normally."""
+    import importlib.abc
+    import importlib.util
+
+    class Loader(importlib.abc.Loader):
+        def __init__(self, path: Path):
+            self.path = path
+
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):
+            tree = ast.parse(self.path.read_text(errors="replace"), str(self.path))
+            for stmt in tree.body:
+                if not self.run(stmt, module) and isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) \
+                        and stmt.decorator_list:
+                    # Again with each decorator applied by hand, innermost first, leaving
+                    # out those that fail here (another library's registry or wrapper).
+                    decorators, stmt.decorator_list = stmt.decorator_list, []
+                    if not self.run(stmt, module):
+                        continue
+                    obj = module.__dict__[stmt.name]
+                    for d in reversed(decorators):
+                        try:
+                            obj = eval(compile(ast.Expression(d), str(self.path), "eval"),  # noqa: S307
+                                       module.__dict__)(obj)
+                        except Exception:  # noqa: BLE001
+                            pass
+                    module.__dict__[stmt.name] = obj
+
+        def run(self, stmt, module) -> bool:
+            code = compile(ast.Module([stmt], []), str(self.path), "exec")
+            try:
+                exec(code, module.__dict__)  # noqa: S102 - the release's own module code
+                return True
+            except Exception:  # noqa: BLE001 - skip what this environment cannot run
+                return False
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            base = Path(root, *name.split("."))
+            if (base / "__init__.py").is_file():
+                return importlib.util.spec_from_file_location(name, base / "__init__.py", loader=Loader(
+                    base / "__init__.py"), submodule_search_locations=[str(base)])
+            if base.with_suffix(".py").is_file():
+                return importlib.util.spec_from_file_location(name, base.with_suffix(".py"),
+                                                              loader=Loader(base.with_suffix(".py")))
+            return None
+
+    sys.meta_path.insert(0, Finder())
+
+
+def _import_kernel_module(root: str, rel: str):
+    """Imports the kernel's file as the module it is in its release
+    ([`_lenient_project_imports`])."""
+    import importlib
+
+    import types
+
+    import triton.backends
+
+    # As on a machine with an NVIDIA GPU: projects check for an active driver before they
+    # import Triton for real (vllm's `HAS_TRITON`).
+    nvidia = triton.backends.backends.get("nvidia")
+    if nvidia is not None and nvidia.driver is not None:
+        nvidia.driver.is_active = staticmethod(lambda: True)
+    parts = rel[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    # The parent packages are bare namespaces: their `__init__.py` files import the whole
+    # project (a package a module imports by name runs its own).
+    for i in range(1, len(parts)):
+        name = ".".join(parts[:i])
+        pkg = types.ModuleType(name)
+        pkg.__path__ = [str(Path(root, *parts[:i]))]
+        sys.modules[name] = pkg
+    _lenient_project_imports(root)
+    sys.path.insert(0, root)  # the release's `.dist-info`: projects read their own version
+    return importlib.import_module(".".join(parts))
+
+
+def _item_value(item: str):
+    """A signature item as Triton's `ASTSource` takes it: (type, constexpr value, divisibility)."""
+    if item.startswith("*") or re.fullmatch(r"(i|u|fp|bf)\d+", item):
+        ty, _, hint = item.partition(":")
+        return ty, None, hint == "16"
+    return "constexpr", ast.literal_eval(item), False
+
+
+def _literal(v) -> str | None:
+    return signature_item(v) if isinstance(v, (bool, int, float, str)) or v is None else None
+
+
+def _fake_arg(ty: str):
+    """A launch argument for a heuristic to look at: a small tensor for a pointer, 1024
+    for an integer, 1.0 for a float."""
+    import torch
+
+    if ty.startswith("*"):
+        dtypes = {"*fp32": torch.float32, "*fp16": torch.float16, "*bf16": torch.bfloat16, "*i64": torch.int64,
+                  "*i32": torch.int32}
+        return torch.empty(16, dtype=dtypes.get(ty, torch.float32))
+    return 1.0 if ty.startswith(("fp", "bf")) else 1024
+
+
+def triton_worker() -> int:
+    req = json.loads(sys.stdin.read())
+    out: dict = {}
+    try:
+        import triton
+        from triton.backends.compiler import GPUTarget
+        from triton.compiler import ASTSource
+
+        module = _import_kernel_module(req["root"], req["file"])
+        obj = getattr(module, req["kernel"])
+        items = dict((k, v) for k, v in req["items"])
+        options = {"num_warps": 4, "num_stages": 3}
+        # Autotune and heuristics wrap the JITFunction; each sets its parameters.
+        layers = []
+        while not isinstance(obj, triton.runtime.JITFunction) and hasattr(obj, "fn"):
+            layers.append(obj)
+            obj = obj.fn
+        fn = obj
+        for layer in layers:
+            configs = getattr(layer, "configs", None)
+            if configs:
+                cfg = configs[0]
+                for k, v in cfg.all_kwargs().items() if hasattr(cfg, "all_kwargs") else cfg.kwargs.items():
+                    if k in ("num_warps", "num_stages"):
+                        options[k] = v
+                    elif k in items and _literal(v) is not None:
+                        items[k] = _literal(v)
+                options["num_warps"] = cfg.num_warps or options["num_warps"]
+                options["num_stages"] = cfg.num_stages or options["num_stages"]
+        for layer in reversed(layers):
+            for k, f in (getattr(layer, "values", None) or {}).items():
+                args = {}
+                for name, item in items.items():
+                    ty, value, _ = _item_value(item)
+                    args[name] = value if ty == "constexpr" else _fake_arg(ty)
+                try:
+                    v = f(args)
+                except Exception:  # noqa: BLE001 - keep the guess
+                    continue
+                if k in items and _literal(v) is not None:
+                    items[k] = _literal(v)
+        names = fn.arg_names
+        signature, constexprs, attrs = {}, {}, {}
+        for i, name in enumerate(names):
+            if name not in items:
+                raise ValueError(f"no signature item for `{name}`")
+            ty, value, div16 = _item_value(items[name])
+            signature[name] = ty
+            if ty == "constexpr":
+                constexprs[name] = value
+            if div16:
+                attrs[(i,)] = [["tt.divisibility", 16]]
+        out["signature"] = ", ".join(items[n] for n in names)
+        out["num_warps"] = options["num_warps"]
+        out["num_stages"] = options["num_stages"]
+    except BaseException as exc:  # noqa: BLE001
+        out.update(triton="unavailable", triton_error=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:160])
+        print(json.dumps(out))
+        return 0
+    try:
+        # The cache key hashes Triton's whole shared library on first use (seconds of
+        # disk reads per process); the cache is this run's own, so the version will do.
+        import triton.runtime.cache
+
+        triton.runtime.cache.triton_key = lambda: triton.__version__
+        triton.compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32), options=options)
+        out["triton"] = "ok"
+    except BaseException as exc:  # noqa: BLE001
+        msg = str(exc).strip().splitlines()
+        out.update(triton="fail", triton_error=f"{type(exc).__name__}: {msg[-1] if msg else ''}"[:160])
+    print(json.dumps(out))
+    return 0
+
+
+def compare_one(tritonc: str, root: Path, path: Path, name: str, items: list, out: Path, work: Path) -> dict:
+    """Triton's verdict, then tritonc's on the specialization Triton compiled."""
+    t = triton_verdict(root, str(path.relative_to(root)), name, items, work)
+    if "signature" not in t:
+        return {"rc": "not compared", **t}
+    extra = ("--num-warps", str(t["num_warps"]), "--num-stages", str(t["num_stages"]))
+    r = compile_sig(tritonc, path, name, t["signature"], out, extra)
+    r.update(t)
+    return r
+
+
+def verdict(r: dict) -> str:
+    t = r.get("triton")
+    if t not in ("ok", "fail"):
+        return "not asked"
+    return {("ok", True): "both compile", ("ok", False): "tritonc gap", ("fail", False): "both fail",
+            ("fail", True): "Triton fails"}[(t, r["rc"] == 0)]
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--triton-worker"]:
+        return triton_worker()
     ap = argparse.ArgumentParser()
     ap.add_argument("--tritonc", default=str(REPO_ROOT / "target" / "release" / "tritonc"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json")
-    ap.add_argument("--only")
+    ap.add_argument("--only", help="comma-separated projects to measure (default: all)")
     ap.add_argument("--limit", type=int, help="at most N entry kernels per project, evenly spaced")
     ap.add_argument("--cache", type=Path, help="keep downloaded wheels and sdists in this directory")
+    ap.add_argument("--triton", action="store_true",
+                    help="ask upstream Triton for its verdict on each kernel and compare on its specialization")
+    ap.add_argument("--keep", action="store_true", help="keep the unpacked releases and outputs")
     opts = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tritonc-real-world-"))
     results = []
     for project, version in PROJECTS.items():
-        if opts.only and project != opts.only:
+        if opts.only and project not in opts.only.split(","):
             continue
         root = fetch(project, version, work, opts.cache)
         if root is None:
@@ -294,19 +547,26 @@ def main() -> int:
                 if fn.name in used or returns_value(fn):
                     continue
                 deco = "\n".join("\n".join(lines[d.lineno - 1:d.end_lineno]) for d in fn.decorator_list)
-                jobs.append((path, fn.name, (derive_signature(fn, deco), derive_signature(fn, deco, True))))
+                jobs.append((path, fn.name, (derive_signature(fn, deco), derive_signature(fn, deco, True)),
+                             derive_items(fn, deco, True)))
         total = len(jobs)
         if opts.limit and len(jobs) > opts.limit:
             step = len(jobs) / opts.limit
             jobs = [jobs[int(i * step)] for i in range(opts.limit)]
         out = work / "out"
         with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
-            futures = [pool.submit(compile_one, opts.tritonc, p, n, s, out / f"{project}-{i}")
-                       for i, (p, n, s) in enumerate(jobs)]
-            for (p, n, s), f in zip(jobs, futures):
+            if opts.triton:
+                futures = [pool.submit(compare_one, opts.tritonc, root, p, n, items, out / f"{project}-{i}", work)
+                           for i, (p, n, s, items) in enumerate(jobs)]
+            else:
+                futures = [pool.submit(compile_one, opts.tritonc, p, n, s, out / f"{project}-{i}")
+                           for i, (p, n, s, _) in enumerate(jobs)]
+            for (p, n, s, _), f in zip(jobs, futures):
                 r = f.result()
                 r.setdefault("signature", s[0])
                 r.update(project=project, version=version, file=str(p.relative_to(root)), kernel=n)
+                if opts.triton:
+                    r["verdict"] = verdict(r)
                 results.append(r)
                 if opts.json:
                     with open(opts.json + "l", "a") as log:  # one line per kernel, as they finish
@@ -330,6 +590,31 @@ def main() -> int:
         ok = sum(1 for r in rows if r["rc"] == 0)
         share = f"{100 * ok / len(rows):.0f}%" if rows else "-"
         print(f"| {project} | {version} | {entries} | {ok} of {len(rows)} | {share} | {nested} |")
+    if opts.triton:
+        kinds = ["both compile", "tritonc gap", "both fail", "Triton fails", "not asked"]
+        print("\n| project | kernels | " + " | ".join(kinds) + " | tritonc compiles, of those Triton compiles |")
+        print("|---|---|" + "---|" * (len(kinds) + 1))
+        for project, version in PROJECTS.items():
+            rows = [r for r in results if r["project"] == project and not r.get("summary")]
+            if not rows:
+                continue
+            n = collections.Counter(r["verdict"] for r in rows)
+            ok_triton = n["both compile"] + n["tritonc gap"]
+            share = f"{n['both compile']} of {ok_triton} ({100 * n['both compile'] / ok_triton:.0f}%)" if ok_triton \
+                else "-"
+            print(f"| {project} | {len(rows)} | " + " | ".join(str(n[k]) for k in kinds) + f" | {share} |")
+        gaps = [r for r in results if r.get("verdict") == "tritonc gap"]
+        print("\nTriton compiles, tritonc fails (first error):\n\n| project | kernel | file | first error |\n"
+              "|---|---|---|---|")
+        for r in gaps:
+            msg = r.get("message", "").replace("|", "\\|").replace("\n", " ")
+            print(f"| {r['project']} | `{r['kernel']}` | {r['file']} | {r.get('code')}: {msg} |")
+        unasked = collections.Counter(r.get("triton_error", "")[:80] for r in results if r.get("verdict") == "not asked")
+        if unasked:
+            print("\nNot asked (Triton could not load the kernel):\n\n| kernels | why |\n|---|---|")
+            for e, k in unasked.most_common(10):
+                print(f"| {k} | {e} |")
+
     def shape(message: str) -> str:
         return re.sub(r"\d+", "N", re.sub(r"`[^`]*`", "`…`", message))
 
@@ -338,6 +623,8 @@ def main() -> int:
     print("\n| kernels | first error |\n|---|---|")
     for e, n in errors.most_common(25):
         print(f"| {n} | {e} |")
+    if not opts.keep:
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
