@@ -22,6 +22,49 @@ pub struct FileCheck {
     pub findings: Vec<Finding>,
 }
 
+/// Whether `text` may define a `@triton.jit` function: every way of reaching Triton's
+/// `jit` (`@triton.jit`, `from triton import jit`, `triton.runtime.jit`, `tl.jit`…)
+/// spells `jit` in the file. Checked before parsing: most of lint's time on a tree is the
+/// parser's.
+pub fn may_define_kernels(text: &str) -> bool {
+    text.contains("jit")
+}
+
+/// [`check_file`] as `tritonc lint` runs it over a tree: a file that cannot define a
+/// kernel ([`may_define_kernels`]) is not parsed, and gets only what lint reports
+/// without kernels (suppression comments that suppress nothing). Such a file is still
+/// parsed when another file imports from it.
+pub fn check_file_in_tree(
+    file: FileId,
+    sources: &SourceMap,
+    path: &Path,
+    settings: &Settings,
+    projects: Option<&Projects>,
+) -> FileCheck {
+    let source = sources.get(file);
+    if may_define_kernels(source.text()) {
+        return check_file(file, sources, path, settings, projects);
+    }
+    let whole = tritonc_diagnostics::Span::new(file, 0, source.text().len() as u32);
+    let module = tritonc_syntax::ast::Module {
+        body: Vec::new(),
+        span: whole,
+    };
+    let index = tritonc_syntax::discover(&module);
+    let report = tritonc_lint::lint_file_in(
+        file,
+        path,
+        source.text(),
+        (&module, &ModuleScope::from_index(&index)),
+        &index,
+        settings,
+    );
+    FileCheck {
+        kernels: 0,
+        findings: report.findings,
+    }
+}
+
 /// Checks `file` of `sources`, whose path on disk is `path` (absolute: per-file ignores
 /// match it relative to the configuration's directory, and the project's other modules
 /// are found from it). With `projects`, names the file imports from its project resolve

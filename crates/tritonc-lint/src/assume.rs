@@ -65,11 +65,31 @@ fn strip(scope: &ModuleScope, stmts: &[Stmt]) -> Option<Vec<Stmt>> {
     (changed || removed.is_some()).then_some(out)
 }
 
+/// Whether a `tl.assume(...)` statement is anywhere in `stmts` (where [`strip`] looks).
+fn has_assume(scope: &ModuleScope, stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| {
+        is_assume_stmt(scope, s)
+            || match &s.kind {
+                StmtKind::If { body, orelse, .. }
+                | StmtKind::For { body, orelse, .. }
+                | StmtKind::While { body, orelse, .. } => {
+                    has_assume(scope, body) || has_assume(scope, orelse)
+                }
+                StmtKind::With { body, .. } => has_assume(scope, body),
+                _ => false,
+            }
+    })
+}
+
 /// `scope` with `tl.assume` statements removed from its `@jit` functions, or `None` when
 /// none has one. Spans are kept, so findings point at the source as written.
 pub fn without_assumes(scope: &ModuleScope) -> Option<ModuleScope> {
     let mut out: Option<ModuleScope> = None;
     for (name, def) in &scope.functions {
+        // Most functions have none: find one before copying anything.
+        if !has_assume(scope, &def.body) {
+            continue;
+        }
         let Some(body) = strip(scope, &def.body) else {
             continue;
         };

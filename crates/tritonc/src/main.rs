@@ -10,6 +10,12 @@ use clap::Parser;
 use tritonc::cli::Cli;
 use tritonc::exit::Exit;
 
+/// jemalloc instead of glibc's allocator: parsing and lint allocate and free many small
+/// nodes, which glibc's allocator made about 15% of `tritonc lint`'s time.
+#[cfg(all(target_os = "linux", not(target_env = "musl")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// The message and location of the most recent panic, recorded by the panic hook.
 static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 

@@ -210,8 +210,13 @@ fn lint_one(
     // Per-file ignores match against the path relative to the configuration's directory,
     // which is absolute.
     let absolute = std::fs::canonicalize(source.path()).unwrap_or_else(|_| source.path().into());
-    let checked =
-        tritonc_driver::check::check_file(file, sources, &absolute, settings, Some(projects));
+    let checked = tritonc_driver::check::check_file_in_tree(
+        file,
+        sources,
+        &absolute,
+        settings,
+        Some(projects),
+    );
     (checked.kernels, checked.findings)
 }
 
