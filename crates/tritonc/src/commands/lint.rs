@@ -44,6 +44,14 @@ fn run_here(args: &LintArgs, out: &Output) -> Exit {
     };
     let mut input_errors: Vec<Diagnostic> = Vec::new();
     let files = collect_files(&args.paths, &mut input_errors);
+    // Files named on the command line are checked whole, even when they cannot define a
+    // kernel (their syntax errors are reported); walked ones only if they may.
+    let named: BTreeSet<&Path> = args
+        .paths
+        .iter()
+        .filter(|p| !p.is_dir())
+        .map(PathBuf::as_path)
+        .collect();
     let configs = ConfigResolver::new(args, &mut input_errors);
 
     // Read in parallel, then register in path order so file ids are deterministic.
@@ -77,7 +85,10 @@ fn run_here(args: &LintArgs, out: &Output) -> Exit {
     if args.fix || args.diff {
         let results: Vec<(usize, String)> = texts
             .par_iter()
-            .map(|(path, text)| fix_file(path, text, &configs.for_file(path), fix_mode))
+            .map(|(path, text)| {
+                let whole = named.contains(path.as_path());
+                fix_file(path, text, &configs.for_file(path), fix_mode, whole)
+            })
             .collect();
         let mut diffs = String::new();
         for ((path, text), (fixed, new_text)) in texts.iter_mut().zip(results) {
@@ -131,8 +142,9 @@ fn run_here(args: &LintArgs, out: &Output) -> Exit {
     let results: Vec<(usize, Vec<Finding>)> = file_ids
         .par_iter()
         .map(|&file| {
-            let settings = configs.for_file(sources.get(file).path());
-            lint_one(file, &sources, &settings, &projects)
+            let path = sources.get(file).path();
+            let settings = configs.for_file(path);
+            lint_one(file, &sources, &settings, &projects, named.contains(path))
         })
         .collect();
     projects.register(&mut sources);
@@ -199,37 +211,44 @@ fn remap(mut d: Diagnostic, file: FileId) -> Diagnostic {
 }
 
 /// Front-end diagnostics and lint findings of one file, and how many kernels it has:
-/// the driver's check, which the language server runs too.
+/// the driver's check, which the language server runs too. Unless `whole`, a file that
+/// cannot define a kernel is not parsed ([`tritonc_driver::check::check_file_in_tree`]).
 fn lint_one(
     file: FileId,
     sources: &SourceMap,
     settings: &Settings,
     projects: &Projects,
+    whole: bool,
 ) -> (usize, Vec<Finding>) {
     let source = sources.get(file);
     // Per-file ignores match against the path relative to the configuration's directory,
     // which is absolute.
     let absolute = std::fs::canonicalize(source.path()).unwrap_or_else(|_| source.path().into());
-    let checked = tritonc_driver::check::check_file_in_tree(
-        file,
-        sources,
-        &absolute,
-        settings,
-        Some(projects),
-    );
+    let check = if whole {
+        tritonc_driver::check::check_file
+    } else {
+        tritonc_driver::check::check_file_in_tree
+    };
+    let checked = check(file, sources, &absolute, settings, Some(projects));
     (checked.kernels, checked.findings)
 }
 
 /// Applies the fixes `mode` allows to one file until none applies; returns how many
 /// findings were fixed and the new text.
-fn fix_file(path: &Path, text: &str, settings: &Settings, mode: FixMode) -> (usize, String) {
+fn fix_file(
+    path: &Path,
+    text: &str,
+    settings: &Settings,
+    mode: FixMode,
+    whole: bool,
+) -> (usize, String) {
     let mut current = text.to_string();
     let mut fixed = 0;
     for _ in 0..MAX_FIX_PASSES {
         let mut sources = SourceMap::new();
         let file = sources.add(path, current.as_str());
         let projects = Projects::new(FileId(sources.len() as u32));
-        let (_, findings) = lint_one(file, &sources, settings, &projects);
+        let (_, findings) = lint_one(file, &sources, settings, &projects, whole);
         // A file the parser rejects is never rewritten.
         if findings
             .iter()
