@@ -34,6 +34,7 @@ pub mod output;
 pub mod registry;
 pub mod rules;
 pub mod settings;
+pub mod source_dtype;
 pub mod source_shape;
 pub mod specialize;
 pub mod suppress;

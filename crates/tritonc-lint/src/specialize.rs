@@ -6,7 +6,8 @@
 //!
 //! 1. a signature given in the project configuration (`[tool.tritonc.kernels.NAME]
 //!    signature = "..."`): nothing is assumed;
-//! 2. annotations (`x: tl.int64`, `BLOCK: tl.constexpr = 128`), parameter defaults, the
+//! 2. annotations (`x: tl.int64`, `x_ptr: tl.pointer_type(tl.float16)`, `x_ptr: "*fp16"`,
+//!    `BLOCK: tl.constexpr = 128`), parameter defaults, the
 //!    first `@triton.autotune` config, and heuristics whose value is a constant;
 //! 3. for what is still unknown, a representative placeholder, recorded in
 //!    [`Assumptions`]: pointers get an `f32` pointee, integers `i32`, block-size constexprs
@@ -145,6 +146,17 @@ pub fn lint_specializations(
                 name,
                 ArgSpec::Scalar {
                     dtype,
+                    divisibility: None,
+                },
+            ));
+            continue;
+        }
+        if let Some(pointee) = p.annotation.as_ref().and_then(annotation_pointee) {
+            params.push((
+                name,
+                ArgSpec::Pointer {
+                    pointee,
+                    is_const: false,
                     divisibility: None,
                 },
             ));
@@ -326,6 +338,27 @@ fn annotation_dtype(annotation: &Expr) -> Option<DType> {
     path.contains('.')
         .then(|| DType::from_triton_name(last))
         .flatten()
+}
+
+/// The pointee dtype a pointer annotation names: `tl.pointer_type(tl.float16)` (or
+/// `element_ty=`), or a signature string (`"*fp16"`).
+fn annotation_pointee(annotation: &Expr) -> Option<DType> {
+    if let Some(s) = annotation.as_str_literal() {
+        return DType::from_signature_name(s.strip_prefix('*')?);
+    }
+    let ExprKind::Call(call) = &annotation.kind else {
+        return None;
+    };
+    let path = call.func.dotted_path()?;
+    let last = path.rsplit('.').next()?;
+    if !path.contains('.') || last != "pointer_type" {
+        return None;
+    }
+    let element = call
+        .args
+        .first()
+        .or_else(|| call.keyword("element_ty").map(|k| &k.value))?;
+    annotation_dtype(element)
 }
 
 /// Scalar names that are floats by convention (`eps`, `sm_scale`).

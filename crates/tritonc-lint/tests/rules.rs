@@ -65,6 +65,13 @@ fn tri2xx_tri3xx() {
     check_fixture("tri2xx_3xx.py", &settings);
 }
 
+#[test]
+fn tri201_tri202_tri204_dtypes_from_the_source() {
+    // No configured signature: annotations, casts, `dtype=` arguments and constexpr
+    // defaults say the dtypes.
+    check_fixture("tri20x_source_dtypes.py", &without_tri203());
+}
+
 fn without_tri203() -> Settings {
     Settings {
         ignore: vec!["TRI203".into()],

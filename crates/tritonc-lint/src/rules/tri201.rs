@@ -9,6 +9,7 @@ use crate::analysis::combiner::{classify, ReductionKind};
 use crate::analysis::provenance::DTypeOrigin;
 use crate::context::{Finding, KernelContext};
 use crate::registry::Rule;
+use crate::source_dtype::stated_dtype;
 
 /// Flags sums (and fp16 cumsums) that accumulate in 16 bits.
 pub struct LowPrecisionReduction;
@@ -72,7 +73,14 @@ impl Rule for LowPrecisionReduction {
                 (DType::BF16, false) => "bf16",
                 _ => continue,
             };
-            if *ir.dtype.get(v) == DTypeOrigin::Assumed {
+            // The dtype analysis, or the kernel's own source (a cast through a local, which
+            // sema's generic lowering keeps as an unknown conversion), says the dtype.
+            if *ir.dtype.get(v) == DTypeOrigin::Assumed
+                && kernel_call(cx, ir, op)
+                    .and_then(reduced_expr)
+                    .and_then(|e| stated_dtype(cx, e))
+                    != Some(dtype)
+            {
                 continue;
             }
             let Some(span) = ir.op_span(op) else { continue };
@@ -119,4 +127,19 @@ impl Rule for LowPrecisionReduction {
             out.push(Finding::new(d));
         }
     }
+}
+
+/// The reduced expression of a `tl.sum(x, …)` / `tl.cumsum(x, …)` / `x.sum(…)` call.
+fn reduced_expr(call: &tritonc_syntax::ast::Call) -> Option<&tritonc_syntax::ast::Expr> {
+    if let ExprKind::Attribute { value, .. } = &call.func.kind {
+        if !value
+            .dotted_path()
+            .is_some_and(|m| m == "tl" || m.ends_with("language"))
+        {
+            return Some(value);
+        }
+    }
+    call.args
+        .first()
+        .or_else(|| call.keyword("input").map(|k| &k.value))
 }

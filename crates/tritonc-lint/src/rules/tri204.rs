@@ -7,6 +7,7 @@ use super::{append_argument, has_keyword, kernel_call};
 use crate::analysis::provenance::DTypeOrigin;
 use crate::context::{Finding, KernelContext};
 use crate::registry::Rule;
+use crate::source_dtype::stated_dtype;
 
 /// Flags `tl.dot` on fp32 operands that silently uses TF32.
 pub struct ImplicitTf32;
@@ -19,7 +20,10 @@ pub const DOC: CodeDoc = CodeDoc {
     explanation: "\
 ## What it does
 Reports `tl.dot` whose operands are known to be fp32 and which passes neither
-`input_precision=` nor `allow_tf32=`.
+`input_precision=` nor `allow_tf32=`. An operand's dtype is known from an annotated or
+configured signature (`a_ptr: tl.pointer_type(tl.float32)`), or from the kernel's own
+source: a cast (`a.to(tl.float32)`), a `dtype=` argument, a local assigned only such
+values. Kernels whose pointer dtypes lint had to assume are not judged.
 
 ## Why is this bad?
 Triton's default for fp32 dots is TF32: operands are rounded to 10 mantissa bits. A kernel
@@ -51,14 +55,21 @@ impl Rule for ImplicitTf32 {
                 continue;
             }
             let ops = f.op(op).operands();
-            let fp32_known = ops.iter().take(2).all(|&v| {
+            let call = kernel_call(cx, ir, op);
+            // An operand is known to be fp32 when the dtype analysis says so, or when the
+            // kernel's own source casts it (the placeholder pointee is fp32 too, so such a
+            // cast lowers to nothing and the analysis sees only the placeholder).
+            let fp32_known = ops.iter().take(2).enumerate().all(|(i, &v)| {
                 f.value_type(v).dtype() == Some(DType::F32)
-                    && *ir.dtype.get(v) != DTypeOrigin::Assumed
+                    && (*ir.dtype.get(v) != DTypeOrigin::Assumed
+                        || call
+                            .and_then(|c| operand_expr(c, i))
+                            .and_then(|e| stated_dtype(cx, e))
+                            == Some(DType::F32))
             });
             if !fp32_known {
                 continue;
             }
-            let call = kernel_call(cx, ir, op);
             if call
                 .is_some_and(|c| has_keyword(c, "input_precision") || has_keyword(c, "allow_tf32"))
             {
@@ -83,4 +94,11 @@ impl Rule for ImplicitTf32 {
             out.push(Finding::new(d));
         }
     }
+}
+
+/// The expression passed as operand `i` (0: `input`, 1: `other`) of a `tl.dot` call.
+fn operand_expr(call: &tritonc_syntax::ast::Call, i: usize) -> Option<&tritonc_syntax::ast::Expr> {
+    call.args
+        .get(i)
+        .or_else(|| call.keyword(["input", "other"][i]).map(|k| &k.value))
 }
