@@ -472,9 +472,25 @@ fn the_library_installs_no_signal_handlers() {
         }
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for dir in ["tritonc-runtime/src", "tritonc-bundle/src"] {
-        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+    // Every source file, in subdirectories too (`c_source/tuned.rs`).
+    let mut files = Vec::new();
+    let mut dirs: Vec<std::path::PathBuf> = ["tritonc-runtime/src", "tritonc-bundle/src"]
+        .iter()
+        .map(|d| root.join(d))
+        .collect();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.iter().any(|f| f.ends_with("c_source/tuned.rs")), "subdirectories are read");
+    {
+        for path in files {
             let text = std::fs::read_to_string(&path).unwrap();
             for api in [
                 "sigaction",

@@ -51,7 +51,7 @@ fn the_python_launch_path_tests_pass() {
         .expect("python3 on PATH (scripts/install-deps.sh installs it)");
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("Ran 4 tests"), "{text}");
+    assert!(text.contains("Ran 5 tests"), "{text}");
 }
 
 /// Tuning tables are read by Rust and Python alike: both compute the same code digest
