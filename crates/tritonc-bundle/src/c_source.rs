@@ -829,36 +829,42 @@ fn source(m: &str, module: &str, bundles: &[Bundle], variants: &[Variant]) -> St
     for (kernel, order) in dispatchers(variants) {
         let first = &variants[order[0]];
         let _ = writeln!(s, "\n{} {{", first.prototype_named(&kernel));
-        let args: Vec<&str> = first
-            .params
-            .iter()
-            .filter(|(_, n, _)| !n.starts_with("tritonc_hidden"))
-            .map(|(_, n, _)| n.as_str())
-            .collect();
-        let call = |v: &Variant| {
-            let mut c = format!("{}(grid, stream", v.function);
-            for a in &args {
-                let _ = write!(c, ", {a}");
-            }
-            c.push(')');
-            c
-        };
-        for &i in &order[..order.len() - 1] {
-            let v = &variants[i];
-            let ok = if v.checks.is_empty() {
-                "1".to_string()
-            } else {
-                let broken: Vec<&str> = v.checks.iter().map(|c| c.violated.as_str()).collect();
-                format!("!({})", broken.join(" || "))
-            };
-            let _ = writeln!(s, "    if ({ok}) return {};", call(v));
-        }
-        let _ = writeln!(
-            s,
-            "    return {};\n}}",
-            call(&variants[order[order.len() - 1]])
-        );
+        s.push_str(&dispatch_chain(variants, &order, first, "    "));
+        s.push_str("}\n");
     }
+    s
+}
+
+/// C statements (each line indented by `indent`) that launch the first of `order`'s
+/// variants (most specialized first) whose assumptions the arguments meet, and else the
+/// last one, which then reports what is broken; the arguments are `first`'s parameters.
+fn dispatch_chain(variants: &[Variant], order: &[usize], first: &Variant, indent: &str) -> String {
+    let args: Vec<&str> = first
+        .params
+        .iter()
+        .filter(|(_, n, _)| !n.starts_with("tritonc_hidden"))
+        .map(|(_, n, _)| n.as_str())
+        .collect();
+    let call = |v: &Variant| {
+        let mut c = format!("{}(grid, stream", v.function);
+        for a in &args {
+            let _ = write!(c, ", {a}");
+        }
+        c.push(')');
+        c
+    };
+    let mut s = String::new();
+    for &i in &order[..order.len() - 1] {
+        let v = &variants[i];
+        let ok = if v.checks.is_empty() {
+            "1".to_string()
+        } else {
+            let broken: Vec<&str> = v.checks.iter().map(|c| c.violated.as_str()).collect();
+            format!("!({})", broken.join(" || "))
+        };
+        let _ = writeln!(s, "{indent}if ({ok}) return {};", call(v));
+    }
+    let _ = writeln!(s, "{indent}return {};", call(&variants[order[order.len() - 1]]));
     s
 }
 

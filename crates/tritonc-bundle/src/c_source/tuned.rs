@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 
-use super::{c_identifier, c_string_text, Variant};
+use super::{c_identifier, c_string_text, dispatch_chain, Variant};
 use crate::tuned::{code_digest, TuneTable};
 use crate::Bundle;
 
@@ -346,12 +346,6 @@ impl TunedKernel {
             .iter()
             .find_map(|c| c.variants.first().copied())
             .unwrap_or(0)];
-        let args: Vec<&str> = first
-            .params
-            .iter()
-            .filter(|(_, n, _)| !n.starts_with("tritonc_hidden"))
-            .map(|(_, n, _)| n.as_str())
-            .collect();
         let _ = writeln!(
             s,
             "\n{} {{\n    \
@@ -363,14 +357,6 @@ impl TunedKernel {
             self.launch_prototype(m, first),
             n = self.configs.len()
         );
-        let call = |v: &Variant| {
-            let mut c = format!("{}(grid, stream", v.function);
-            for a in &args {
-                let _ = write!(c, ", {a}");
-            }
-            c.push(')');
-            c
-        };
         for (ci, c) in self.configs.iter().enumerate() {
             let _ = writeln!(s, "    case {ci}:");
             if c.variants.is_empty() {
@@ -381,21 +367,7 @@ impl TunedKernel {
                 );
                 continue;
             }
-            for &i in &c.variants[..c.variants.len() - 1] {
-                let v = &variants[i];
-                let ok = if v.checks.is_empty() {
-                    "1".to_string()
-                } else {
-                    let broken: Vec<&str> = v.checks.iter().map(|c| c.violated.as_str()).collect();
-                    format!("!({})", broken.join(" || "))
-                };
-                let _ = writeln!(s, "        if ({ok}) return {};", call(v));
-            }
-            let _ = writeln!(
-                s,
-                "        return {};",
-                call(&variants[c.variants[c.variants.len() - 1]])
-            );
+            s.push_str(&dispatch_chain(variants, &c.variants, first, "        "));
         }
         let _ = writeln!(
             s,
