@@ -134,7 +134,9 @@ impl Bundle {
         }
         self.check_binary()?;
         if let Some(t) = ptx_target(&self.ptx) {
-            if t != m.target {
+            // The PTX names the chip LLVM compiled for (`sm_90a` for `sm_90`).
+            let chip = tritonc_target::Target::parse(&m.target).map_or_else(|| m.target.clone(), |x| x.chip());
+            if t != m.target && t != chip {
                 return Err(format!(
                     "the PTX says `.target {t}` but the metadata says `{}`",
                     m.target

@@ -33,7 +33,7 @@ pub fn describe(target: &Target) -> String {
     match target.vendor() {
         Vendor::Nvidia => {
             let v = ptx_version(target);
-            format!("{} (PTX {}.{})", target.chip(), v / 10, v % 10)
+            format!("{} (PTX {}.{})", target.name(), v / 10, v % 10)
         }
         Vendor::Amd => target.chip(),
     }

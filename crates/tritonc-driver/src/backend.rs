@@ -271,7 +271,7 @@ impl Backend {
         let ptx = compiled.ptx;
         let (cubin, ptxas) = match &self.ptxas {
             Some(Ok(ptxas)) => {
-                let (cubin, report) = assemble(ptxas, &ptx, &target.name())?;
+                let (cubin, report) = assemble(ptxas, &ptx, &target.chip())?;
                 (Some(cubin), Some(report))
             }
             Some(Err(malformed)) => {

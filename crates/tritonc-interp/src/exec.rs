@@ -326,7 +326,8 @@ impl<'a> Program<'a> {
             | OpKind::MemDescIndex
             | OpKind::AsyncCopyGlobalToLocal { .. }
             | OpKind::AsyncCommitGroup
-            | OpKind::AsyncWait { .. }) => {
+            | OpKind::AsyncWait { .. }
+            | OpKind::WarpGroupDotWait { .. }) => {
                 return Err(RuntimeError::unsupported(format!(
                     "`{}` (a GPU-IR op; the interpreter runs the tile IR)",
                     k.name()

@@ -148,6 +148,7 @@ pub fn op_attrs(kind: &OpKind) -> Vec<(&'static str, Attr)> {
         Assert { message } => out.push(("message", Attr::Str(message.clone()))),
         AsyncCopyGlobalToLocal { cache, evict } => push_cache_evict(&mut out, *cache, *evict),
         AsyncWait { num } => out.push(("num", int32(*num))),
+        WarpGroupDotWait { pendings } => out.push(("pendings", int32(*pendings))),
         LocalAlloc { offset: Some(o) } => out.push(("offset", int32(*o))),
         For { num_stages: Some(n) } => out.push(("num_stages", int32(*n))),
         _ => {}
@@ -407,6 +408,9 @@ pub fn kind_from_parts(name: &str, entries: Vec<(String, Attr)>) -> Result<OpKin
             "ttg.async_commit_group" => AsyncCommitGroup,
             "ttg.async_wait" => AsyncWait {
                 num: d.req_int("num")?,
+            },
+            "ttng.warp_group_dot_wait" => WarpGroupDotWait {
+                pendings: d.req_int("pendings")?,
             },
             "scf.for" => For {
                 num_stages: d

@@ -121,6 +121,6 @@ pub use ops::*;
 pub use parser::{parse_module, ParseError, INVALID_IR_TEXT};
 pub use pass::{Pass, PassManager};
 pub use printer::{print_function, print_module, PrintOptions};
-pub use shared_layout::{MemDescType, Padding, SharedLayout};
+pub use shared_layout::{MemDescType, Nvmma, Padding, SharedLayout};
 pub use types::{DType, Dim, Elem, PtrType, Type, ALL_DTYPES, MAX_TENSOR_NUMEL};
 pub use verify::{verify_function, verify_module, INVALID_IR};

@@ -15,6 +15,21 @@
 //! tiles a warp holds: the order the back end's `mma.sync` calls fill them in. These are
 //! the bases Triton 3.6 gives `#mma` v2 (its `linear_layouts` dump of a 128×256 block on
 //! `warpsPerCTA = [2, 4]`: registers `[0,1] [8,0] [0,32] [0,64] [0,128] [32,0] [64,0]`).
+//!
+//! Version 3 is the accumulator of Hopper's `wgmma.mma_async.m64nNkK` (`instrShape =
+//! [16, N, K]`): a warpgroup of four consecutive warps computes a 64×N tile, each warp
+//! 16 of its rows, each thread the m16n8 fragment above for every 8 columns of N:
+//! - registers: `[0, 1]`, `[8, 0]`, then `[0, 8]`, `[0, 16]`, … up to `[0, N/2]`;
+//! - lanes as in version 2;
+//! - warps: `[16, 0]`, `[32, 0]` (the warpgroup), then the other warps along M
+//!   (`[64, 0]`, …), then along N (`[0, N]`, …);
+//! - then repetitions, N first, then M.
+//!
+//! Register `4·j + f` of a warpgroup tile is then element `d[4·j + f]` of the wgmma's
+//! accumulator fragment. These are Triton 3.6's bases (`scripts/triton_wgmma.py` and
+//! its `linear_layouts` dump: `[4, 1]`, `[16, 128, 16]` on 128×128 has registers
+//! `[0,1] [8,0] [0,8] [0,16] [0,32] [0,64] [64,0]`, warps `[16,0] [32,0]`; `[4, 2]`,
+//! `[16, 64, 16]` has warps `[16,0] [32,0] [0,64]`).
 
 use std::fmt;
 
@@ -23,11 +38,12 @@ use crate::layout::{LayoutError, LinearLayout};
 /// The `mma.sync` accumulator layout (Triton's `#ttg.nvidia_mma`, version 2.0).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MmaLayout {
-    /// Major version (2: `mma.sync`).
+    /// Major version (2: `mma.sync`; 3: `wgmma`).
     pub version_major: u32,
     /// Warps of the CTA along M and N.
     pub warps_per_cta: Vec<u32>,
-    /// The tile one instruction computes: `[16, 8]`.
+    /// The tile one instruction computes: `[16, 8]` (version 2), `[16, N, K]` (version 3:
+    /// one warp's rows of a `wgmma.m64nNkK`).
     pub instr_shape: Vec<u32>,
 }
 
@@ -41,6 +57,26 @@ impl MmaLayout {
         }
     }
 
+    /// A version-3 (`wgmma`) layout on `warps_per_cta` (`[wm, wn]`, `wm` a multiple of
+    /// four) warps whose instruction is `m64n{n}k{k}`.
+    pub fn v3(warps_per_cta: [u32; 2], n: u32, k: u32) -> Self {
+        MmaLayout {
+            version_major: 3,
+            warps_per_cta: warps_per_cta.to_vec(),
+            instr_shape: vec![16, n, k],
+        }
+    }
+
+    /// Whether this is a `wgmma` accumulator (version 3).
+    pub fn is_wgmma(&self) -> bool {
+        self.version_major == 3
+    }
+
+    /// The N of the instruction (8 for `mma.sync`).
+    pub fn instr_n(&self) -> u32 {
+        self.instr_shape[1]
+    }
+
     /// Warps of the CTA.
     pub fn num_warps(&self) -> u32 {
         self.warps_per_cta.iter().product()
@@ -52,16 +88,33 @@ impl MmaLayout {
     }
 
     fn check(&self) -> Result<(), LayoutError> {
-        if self.version_major != 2 {
-            return Err(LayoutError::Malformed(format!(
-                "mma version {} is not supported (only 2)",
-                self.version_major
-            )));
-        }
-        if self.warps_per_cta.len() != 2 || self.instr_shape != [16, 8] {
-            return Err(LayoutError::Malformed(
-                "an mma layout is rank 2 with instrShape = [16, 8]".into(),
-            ));
+        match self.version_major {
+            2 => {
+                if self.warps_per_cta.len() != 2 || self.instr_shape != [16, 8] {
+                    return Err(LayoutError::Malformed(
+                        "an mma layout of version 2 is rank 2 with instrShape = [16, 8]".into(),
+                    ));
+                }
+            }
+            3 => {
+                let ok = self.warps_per_cta.len() == 2
+                    && self.warps_per_cta[0] % 4 == 0
+                    && self.instr_shape.len() == 3
+                    && self.instr_shape[0] == 16
+                    && (8..=256).contains(&self.instr_shape[1])
+                    && self.instr_shape[1] % 8 == 0
+                    && matches!(self.instr_shape[2], 8 | 16 | 32);
+                if !ok {
+                    return Err(LayoutError::Malformed(
+                        "an mma layout of version 3 is rank 2 with warpsPerCTA[0] a multiple of 4 and instrShape = [16, N, K] (N a multiple of 8 up to 256, K 8, 16 or 32)".into(),
+                    ));
+                }
+            }
+            v => {
+                return Err(LayoutError::Malformed(format!(
+                    "mma version {v} is not supported (2 or 3)"
+                )))
+            }
         }
         if self
             .warps_per_cta
@@ -89,6 +142,9 @@ impl MmaLayout {
             u64::from(self.warps_per_cta[0]),
             u64::from(self.warps_per_cta[1]),
         );
+        if self.is_wgmma() {
+            return Ok(self.wgmma_linear(shape, wm, wn));
+        }
         let mut registers = vec![vec![0, 1], vec![8, 0]];
         let lanes = vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]];
         let mut warps = Vec::new();
@@ -111,6 +167,39 @@ impl MmaLayout {
             m *= 2;
         }
         Ok(LinearLayout::clamped(shape, registers, lanes, warps))
+    }
+}
+
+impl MmaLayout {
+    fn wgmma_linear(&self, shape: &[u64], wm: u64, wn: u64) -> LinearLayout {
+        let instr_n = u64::from(self.instr_shape[1]);
+        let mut registers = vec![vec![0, 1], vec![8, 0]];
+        let mut c = 8u64;
+        while c < instr_n {
+            registers.push(vec![0, c]);
+            c *= 2;
+        }
+        let lanes = vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]];
+        let mut warps = Vec::new();
+        let mut m = 16u64;
+        while m < 16 * wm {
+            warps.push(vec![m, 0]);
+            m *= 2;
+        }
+        let mut n = instr_n;
+        while n < instr_n * wn {
+            warps.push(vec![0, n]);
+            n *= 2;
+        }
+        while n < shape[1] {
+            registers.push(vec![0, n]);
+            n *= 2;
+        }
+        while m < shape[0] {
+            registers.push(vec![m, 0]);
+            m *= 2;
+        }
+        LinearLayout::clamped(shape, registers, lanes, warps)
     }
 }
 
@@ -161,6 +250,36 @@ mod tests {
             }
         }
         assert_eq!(seen.len(), 64 * 32);
+    }
+
+    #[test]
+    fn wgmma_bases_are_tritons() {
+        // Triton 3.6's `linear_layouts` for `#mma` version 3.
+        let v = |x: &[[u64; 2]]| x.iter().map(|b| b.to_vec()).collect::<Vec<_>>();
+        let l = MmaLayout::v3([4, 1], 128, 16).to_linear(&[128, 128]).unwrap();
+        assert_eq!(
+            l.registers,
+            v(&[[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [0, 64], [64, 0]])
+        );
+        assert_eq!(l.lanes, v(&[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]));
+        assert_eq!(l.warps, v(&[[16, 0], [32, 0]]));
+        let l = MmaLayout::v3([4, 2], 64, 16).to_linear(&[128, 128]).unwrap();
+        assert_eq!(
+            l.registers,
+            v(&[[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [64, 0]])
+        );
+        assert_eq!(l.warps, v(&[[16, 0], [32, 0], [0, 64]]));
+        let l = MmaLayout::v3([8, 1], 256, 16).to_linear(&[128, 256]).unwrap();
+        assert_eq!(
+            l.registers,
+            v(&[[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [0, 64], [0, 128]])
+        );
+        assert_eq!(l.warps, v(&[[16, 0], [32, 0], [64, 0]]));
+        assert_eq!(
+            MmaLayout::v3([8, 1], 256, 16).to_string(),
+            "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 256, 16]}>"
+        );
+        assert!(MmaLayout::v3([2, 1], 64, 16).to_linear(&[64, 64]).is_err());
     }
 
     #[test]

@@ -600,6 +600,16 @@ pub enum OpKind {
         /// Groups that may stay outstanding.
         num: u32,
     },
+    /// `ttng.warp_group_dot_wait %accs… {pendings}`: waits until at most `pendings` groups
+    /// of the warpgroup's asynchronous `wgmma`s are still in flight, and returns the
+    /// accumulators (its operands, unchanged) as they then are: a `tt.dot` in a `wgmma`
+    /// layout (`#ttg.nvidia_mma` version 3) is issued asynchronously, and its result may
+    /// be read only through such a wait, or fed to the next `tt.dot` of the same
+    /// accumulator (GPU IR).
+    WarpGroupDotWait {
+        /// Groups that may stay outstanding.
+        pendings: u32,
+    },
     /// `scf.for lb, ub, step, inits...`; body args: induction var, then the iter args.
     For {
         /// The loop's own `num_stages` (`tl.range(..., num_stages=N)`), overriding the
@@ -675,6 +685,7 @@ impl OpKind {
             AsyncCopyGlobalToLocal { .. } => "ttg.async_copy_global_to_local",
             AsyncCommitGroup => "ttg.async_commit_group",
             AsyncWait { .. } => "ttg.async_wait",
+            WarpGroupDotWait { .. } => "ttng.warp_group_dot_wait",
             For { .. } => "scf.for",
             If => "scf.if",
             While => "scf.while",
@@ -698,6 +709,7 @@ impl OpKind {
                 | AsyncCopyGlobalToLocal { .. }
                 | AsyncCommitGroup
                 | AsyncWait { .. }
+                | WarpGroupDotWait { .. }
         )
     }
 
@@ -739,6 +751,7 @@ impl OpKind {
             | AsyncCopyGlobalToLocal { .. }
             | AsyncCommitGroup
             | AsyncWait { .. }
+            | WarpGroupDotWait { .. }
             | While => true,
             k => k.is_terminator(),
         }

@@ -14,6 +14,16 @@
 //! (a row of a 2-D tile, so that the eight rows an `ldmatrix` reads fall in different
 //! banks).
 //!
+//! With an [`Nvmma`] it is Triton's `#ttg.nvmma_shared<{swizzlingByteWidth, transposed,
+//! elementBitWidth}>`, the layout Hopper's `wgmma` reads through a matrix descriptor:
+//! the fastest dim is cut into column blocks of `swizzlingByteWidth` bytes (`W`
+//! elements), each block stored whole (every row of it, `W` elements a row) before the
+//! next, and inside a block the 16-byte chunks of row `r` are XORed with `(r / per_phase)
+//! % max_phase`, where `per_phase = 128 / swizzlingByteWidth` and `max_phase =
+//! swizzlingByteWidth / 16` (the hardware's 128-, 64- and 32-byte swizzle modes). When
+//! the fastest dim is one block wide this is exactly the `#ttg.swizzled_shared` layout
+//! with those parameters.
+//!
 //! [`MemDescType`] is the type of a shared buffer (`!ttg.memdesc<…>`): element type,
 //! shape (a leading buffer dimension when multi-buffered), the layout and mutability.
 
@@ -35,6 +45,18 @@ pub struct SharedLayout {
     /// Unused elements inserted at regular intervals (`#ttg.padded_shared`); no swizzle
     /// then.
     pub padding: Option<Padding>,
+    /// Triton's `#ttg.nvmma_shared` (column blocks of the swizzle's width); `vec`,
+    /// `per_phase` and `max_phase` are then the ones it implies.
+    pub nvmma: Option<Nvmma>,
+}
+
+/// The parameters of `#ttg.nvmma_shared` beside its order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Nvmma {
+    /// `swizzlingByteWidth`: 32, 64 or 128.
+    pub swizzle_bytes: u32,
+    /// `elementBitWidth`: 8, 16 or 32.
+    pub element_bits: u32,
 }
 
 /// `pad` unused elements after every `interval` elements of a buffer.
@@ -55,6 +77,7 @@ impl SharedLayout {
             max_phase: 1,
             order,
             padding: None,
+            nvmma: None,
         }
     }
 
@@ -64,6 +87,29 @@ impl SharedLayout {
             padding: Some(Padding { interval, pad }),
             ..Self::unswizzled(order)
         }
+    }
+
+    /// `#ttg.nvmma_shared<{swizzlingByteWidth = swizzle_bytes, transposed, elementBitWidth =
+    /// element_bits}>` for 2-D blocks: rows along dim 1 (`transposed`: along dim 0).
+    pub fn nvmma(swizzle_bytes: u32, transposed: bool, element_bits: u32) -> Self {
+        SharedLayout {
+            vec: 128 / element_bits.max(1),
+            per_phase: 128 / swizzle_bytes.max(1),
+            max_phase: swizzle_bytes / 16,
+            order: if transposed { vec![0, 1] } else { vec![1, 0] },
+            padding: None,
+            nvmma: Some(Nvmma {
+                swizzle_bytes,
+                element_bits,
+            }),
+        }
+    }
+
+    /// Elements of one column block of an `#ttg.nvmma_shared` layout (the swizzle's
+    /// width), or `None` for the other layouts.
+    pub fn block_elems(&self) -> Option<u64> {
+        self.nvmma
+            .map(|n| u64::from(n.swizzle_bytes) * 8 / u64::from(n.element_bits.max(1)))
     }
 
     /// Row-major with the last dim fastest, unswizzled (the conversion scratch layout).
@@ -111,6 +157,26 @@ impl SharedLayout {
                 return Err("a padded layout is not swizzled".into());
             }
         }
+        if let Some(n) = self.nvmma {
+            if !matches!(n.swizzle_bytes, 32 | 64 | 128) || !matches!(n.element_bits, 8 | 16 | 32) {
+                return Err(format!(
+                    "an nvmma layout swizzles 32, 64 or 128 bytes of 8-, 16- or 32-bit elements, not {} bytes of {}-bit ones",
+                    n.swizzle_bytes, n.element_bits
+                ));
+            }
+            if self.rank() != 2 || *self != Self::nvmma(n.swizzle_bytes, self.order[0] == 0, n.element_bits) {
+                return Err("an nvmma layout is rank 2 with the parameters its swizzle implies".into());
+            }
+            let w = self.block_elems().unwrap_or(1);
+            let row = shape[self.order[0] as usize];
+            if row % w != 0 {
+                return Err(format!(
+                    "rows of {row} elements are not whole {}-byte swizzle blocks",
+                    n.swizzle_bytes
+                ));
+            }
+            return Ok(());
+        }
         let swizzled = self.max_phase > 1;
         if swizzled && self.rank() < 2 {
             return Err("a swizzle needs rows: rank >= 2".into());
@@ -136,6 +202,16 @@ impl SharedLayout {
         }
         let fast = self.order[0] as usize;
         let mut col = coords[fast];
+        if let Some(w) = self.block_elems() {
+            // Column block `col / w`, each `w` elements a row over every row.
+            let slow = self.order[1] as usize;
+            let (row, rows) = (coords[slow], shape[slow]);
+            let (block, c) = (col / w, col % w);
+            let phase = (row / u64::from(self.per_phase)) % u64::from(self.max_phase);
+            let vec = u64::from(self.vec);
+            let c = ((c / vec) ^ phase) * vec + c % vec;
+            return block * rows * w + row * w + c;
+        }
         if rank >= 2 && self.max_phase > 1 {
             let row = coords[self.order[1] as usize];
             let phase = (row / u64::from(self.per_phase)) % u64::from(self.max_phase);
@@ -181,6 +257,15 @@ impl fmt::Display for SharedLayout {
                 p.interval, p.pad
             );
         }
+        if let Some(n) = self.nvmma {
+            return write!(
+                f,
+                "#ttg.nvmma_shared<{{swizzlingByteWidth = {}, transposed = {}, elementBitWidth = {}}}>",
+                n.swizzle_bytes,
+                self.order[0] == 0,
+                n.element_bits
+            );
+        }
         write!(
             f,
             "#ttg.swizzled_shared<{{vec = {}, perPhase = {}, maxPhase = {}, order = [{order}]}}>",
@@ -215,6 +300,17 @@ impl MemDescType {
     pub fn buffer_shape(&self) -> &[u64] {
         let extra = self.shape.len().saturating_sub(self.layout.rank());
         &self.shape[extra..]
+    }
+
+    /// The alignment the allocation needs, in bytes: [`Self::BUFFER_ALIGN`], or 1024 for
+    /// an `#ttg.nvmma_shared` layout (the hardware's swizzle repeats every 1024 bytes of
+    /// address, so a `wgmma` descriptor describes a buffer only from such a boundary).
+    pub fn alignment(&self) -> u64 {
+        if self.layout.nvmma.is_some() {
+            1024
+        } else {
+            Self::BUFFER_ALIGN
+        }
     }
 
     /// Bytes of the whole allocation, if the element has a size: every buffer starts at
@@ -272,6 +368,7 @@ mod tests {
             max_phase: 8,
             order: vec![1, 0],
             padding: None,
+            nvmma: None,
         };
         let shape = [16u64, 64];
         l.check(&shape).unwrap();
@@ -297,6 +394,7 @@ mod tests {
             max_phase: 8,
             order: vec![1, 0],
             padding: None,
+            nvmma: None,
         };
         assert!(l.check(&[16, 32]).unwrap_err().contains("do not fit"));
         assert!(l.check(&[16]).unwrap_err().contains("rank-2"));
@@ -342,5 +440,46 @@ mod tests {
         let swizzled_and_padded = SharedLayout { vec: 8, max_phase: 8, ..l };
         assert!(swizzled_and_padded.check(&shape).unwrap_err().contains("not swizzled"));
         assert!(SharedLayout::padded(vec![1, 0], 48, 8).check(&shape).is_err());
+    }
+
+    #[test]
+    fn nvmma_blocks_are_tritons() {
+        // Triton 3.6's `#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false,
+        // elementBitWidth = 16}>` on a 64x256 fp16 B tile: four 64-column blocks of 8 KiB
+        // (its wgmma descriptor's leading byte offset), chunk c of row r at c ^ (r % 8).
+        let l = SharedLayout::nvmma(128, false, 16);
+        let shape = [64u64, 256];
+        l.check(&shape).unwrap();
+        assert_eq!(
+            l.to_string(),
+            "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+        );
+        assert_eq!(l.offset(&[0, 64], &shape), 64 * 64);
+        assert_eq!(l.offset(&[1, 0], &shape), 64 + 8);
+        assert_eq!(l.offset(&[3, 66], &shape), 64 * 64 + 3 * 64 + 3 * 8 + 2);
+        let mut seen = std::collections::HashSet::new();
+        for r in 0..64 {
+            for c in 0..256 {
+                assert!(seen.insert(l.offset(&[r, c], &shape)));
+            }
+        }
+        assert!(seen.iter().all(|&o| o < 64 * 256));
+        // One block wide, it is the swizzled layout with the same parameters.
+        let swizzled = SharedLayout {
+            nvmma: None,
+            ..SharedLayout::nvmma(64, false, 16)
+        };
+        let nv = SharedLayout::nvmma(64, false, 16);
+        assert_eq!((nv.vec, nv.per_phase, nv.max_phase), (8, 2, 4));
+        for r in 0..16 {
+            for c in 0..32 {
+                assert_eq!(nv.offset(&[r, c], &[16, 32]), swizzled.offset(&[r, c], &[16, 32]));
+            }
+        }
+        // Transposed: rows along dim 0.
+        let t = SharedLayout::nvmma(128, true, 16);
+        assert_eq!(t.order, vec![0, 1]);
+        assert_eq!(t.offset(&[1, 0], &[64, 128]), 1);
+        assert!(SharedLayout::nvmma(128, false, 16).check(&[64, 32]).is_err());
     }
 }

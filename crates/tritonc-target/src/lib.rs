@@ -136,18 +136,23 @@ impl Target {
         }
     }
 
-    /// The name as the command line and bundles write it: `sm_90a`, `gfx942`.
+    /// The name as the command line and bundles write it: `sm_90`, `sm_90a`, `gfx942`.
     pub fn name(&self) -> String {
-        self.chip()
-    }
-
-    /// The processor name LLVM's back end takes (`-mcpu`): `sm_90a`, `gfx942`.
-    pub fn chip(&self) -> String {
         match self.arch {
             Arch::Nvidia { capability, .. } => {
                 format!("sm_{capability}{}", self.feature_suffix())
             }
             Arch::Amd { gfx } => format!("gfx{gfx:x}"),
+        }
+    }
+
+    /// The processor name LLVM's back end takes (`-mcpu`): `sm_90a`, `gfx942`. Capability
+    /// 9.0 is always compiled for `sm_90a`, as Triton does, so that Hopper's `wgmma`
+    /// (which only the architecture-specific target has) is available to `sm_90` too.
+    pub fn chip(&self) -> String {
+        match self.arch {
+            Arch::Nvidia { capability: 90, .. } => "sm_90a".to_owned(),
+            _ => self.name(),
         }
     }
 

@@ -27,8 +27,19 @@
 //! every warp along the longer of M and N, as Triton's chained dots do (`[4, 1]` for a
 //! 128×128 block on 4 warps).
 //!
+//! On capability 9.0 (`sm_90`, `sm_90a`: Hopper) a dot takes the `wgmma` accumulator
+//! layout (version 3) instead where Triton 3.6's `tritongpu-accelerate-matmul` would:
+//! `num_warps` a multiple of 4, M a multiple of 64, and the operand types of a `wgmma`
+//! instruction (fp16, bf16 and tf32 into fp32, fp8 e4m3/e5m2 into fp32 without
+//! `max_num_imprecise_acc`, int8 into int32). Its warps are Triton's `warpsPerTileV3`
+//! (every warp along M for a chained dot; else four along M, then doubled along M while
+//! M has more 16-row tiles, else along N) and its instruction's N the largest Triton
+//! allows (`mmaVersionToInstrShape`); see `scripts/triton_wgmma.py` and its fixture.
+//!
 //! [`operand_shared_layout`] decides how a tensor-core operand is staged in shared memory
-//! (the layout of the pipeline's buffers, and of the scratch a dot stages registers in).
+//! (the layout of the pipeline's buffers, and of the scratch a dot stages registers in);
+//! [`wgmma_operand_layout`] does for a `wgmma` operand, which the instruction reads itself
+//! through a matrix descriptor.
 
 use tritonc_ir::layout::{Layout, LinearLayout};
 use tritonc_ir::{DType, Function, InputPrecision, MmaLayout, OpId, OpKind, SharedLayout, Value};
@@ -86,7 +97,25 @@ pub fn mma_layout_for(func: &Function, dot: OpId, num_warps: u32, capability: u3
         return None;
     }
     let split_fp32 = input_precision == InputPrecision::Tf32x3 && dtype(a)? == DType::F32;
-    let warps = if feeds_a_dot(func, r) || a_from_dot(func, a) {
+    let chained = feeds_a_dot(func, r) || a_from_dot(func, a);
+    if capability == 90 && !split_fp32 {
+        let imprecise = match *func.kind(dot) {
+            OpKind::Dot {
+                max_num_imprecise_acc,
+                ..
+            } => max_num_imprecise_acc,
+            _ => 0,
+        };
+        let fp8 = dtype(a)?.is_fp8();
+        // A `wgmma` multiplies 32 bytes of K per instruction.
+        let wk = 32 / u64::from(dtype(a)?.size_bytes()?);
+        if let Some(l) = wgmma_layout(m, n, wk, num_warps, chained, dtype(a)? == DType::I8)
+            .filter(|_| (!fp8 || imprecise == 0) && k % wk == 0)
+        {
+            return Some(Layout::Mma(l));
+        }
+    }
+    let warps = if chained {
         [num_warps.min((m / 16) as u32).max(1), 1]
     } else if split_fp32 {
         // Triton splits a tf32x3 dot into three chained dots before choosing warps, and
@@ -109,6 +138,48 @@ pub fn mma_layout_for(func: &Function, dot: OpId, num_warps: u32, capability: u3
         return None;
     }
     Some(Layout::Mma(MmaLayout::v2(warps)))
+}
+
+/// The `wgmma` accumulator layout of an `m`×`n` dot on `num_warps` warps whose
+/// instruction takes `k_step` elements of K (Triton's `warpsPerTileV3` and
+/// `mmaVersionToInstrShape`), or `None` when `wgmma` cannot compute it.
+fn wgmma_layout(m: u64, n: u64, k_step: u64, num_warps: u32, chained: bool, int8: bool) -> Option<MmaLayout> {
+    if num_warps % 4 != 0 || m % 64 != 0 || n % 8 != 0 {
+        return None;
+    }
+    let warps = if chained {
+        [num_warps, 1]
+    } else {
+        let mut ret = [4u32, 1u32];
+        while ret[0] * ret[1] < num_warps {
+            if m > 16 * u64::from(ret[0]) {
+                ret[0] *= 2;
+            } else {
+                ret[1] *= 2;
+            }
+        }
+        ret
+    };
+    // Warps beyond a warpgroup along both M and N are placed in an order not checked
+    // against Triton's; they keep `mma.sync`.
+    if warps[0] != 4 && warps[1] != 1 {
+        return None;
+    }
+    let m_warps = (m / 16).max(1);
+    let n_warps = (u64::from(num_warps) / m_warps).max(1);
+    let max_n = (n / n_warps).max(8);
+    const INT8_N: [u64; 16] = [224, 208, 192, 176, 160, 144, 128, 112, 96, 80, 64, 48, 32, 24, 16, 8];
+    let instr_n = if int8 {
+        INT8_N.iter().copied().find(|&c| n % c == 0 && c <= max_n)?
+    } else {
+        (1..=32u64).rev().map(|i| 8 * i).find(|&c| n % c == 0 && c <= max_n)?
+    };
+    // Every warpgroup's tile is whole instructions, and the warps fit the block.
+    let wn = u64::from(warps[1]);
+    if n % (instr_n * wn) != 0 || m % (16 * u64::from(warps[0])) != 0 || !instr_n.is_power_of_two() {
+        return None;
+    }
+    Some(MmaLayout::v3(warps, instr_n as u32, k_step as u32))
 }
 
 /// Triton's `warpsPerTileV2` for a dot that feeds no other dot.
@@ -225,6 +296,7 @@ pub fn operand_shared_layout(
             max_phase: max_phase as u32,
             order,
             padding: None,
+            nvmma: None,
         };
     }
     if (scalar || gather8) && dims[fast] % 8 == 0 {
@@ -238,12 +310,65 @@ pub fn operand_shared_layout(
                 max_phase: max_phase as u32,
                 order,
                 padding: None,
+                nvmma: None,
             };
         }
     }
     let pad = if scalar { 8 } else { 16 / elem_bytes };
     // (gather8: 16 bytes, so `cp.async`'s 16-byte vectors stay aligned.)
     SharedLayout::padded(order, dims[fast] as u32, pad as u32)
+}
+
+/// The shared layout a `wgmma` operand (`operand` 0: A as `[m, k]`, 1: B as `[k, n]`) of
+/// shape `dims` is staged in, when its registers are `linear` and its elements
+/// `elem_bytes` wide: Triton's `#ttg.nvmma_shared` with the widest swizzle (128, 64 or 32
+/// bytes) that whole rows allow.
+///
+/// The rows run along K (*K-major*) unless a 16-bit operand's registers run along its M
+/// or N dim (*MN-major*, which `wgmma` transposes for 16-bit types only) and every
+/// instruction's M or N offset starts a column block (`mn_step`: 64 rows of A per
+/// warpgroup, `instrShape[1]` columns of B), so one descriptor describes it.
+pub fn wgmma_operand_layout(
+    linear: &LinearLayout,
+    operand: usize,
+    dims: [u64; 2],
+    elem_bytes: u64,
+    mn_step: u64,
+) -> SharedLayout {
+    let k_dim = if operand == 0 { 1 } else { 0 };
+    let mn_dim = 1 - k_dim;
+    let swizzle = |elems: u64| -> Option<u64> {
+        let bytes = elems * elem_bytes;
+        [128u64, 64, 32].into_iter().find(|&s| bytes >= s && bytes % s == 0)
+    };
+    let along_mn = linear.contiguous_registers(mn_dim) > linear.contiguous_registers(k_dim);
+    let mn_major = elem_bytes == 2
+        && along_mn
+        && swizzle(dims[mn_dim]).is_some_and(|s| {
+            let w = s / elem_bytes;
+            dims[mn_dim] <= w || mn_step % w == 0
+        });
+    let fast = if mn_major { mn_dim } else { k_dim };
+    // K is at least one instruction step: 32 bytes.
+    let s = swizzle(dims[fast]).unwrap_or(32);
+    SharedLayout::nvmma(s as u32, fast == 0, (elem_bytes * 8) as u32)
+}
+
+/// The shared layout operand `operand` of a dot in the accumulator layout `mma` is
+/// staged in: [`wgmma_operand_layout`] for `wgmma`, else [`operand_shared_layout`].
+pub fn operand_layout_for(
+    mma: &MmaLayout,
+    linear: &LinearLayout,
+    operand: usize,
+    dims: [u64; 2],
+    elem_bytes: u64,
+) -> SharedLayout {
+    if mma.is_wgmma() {
+        let mn_step = if operand == 0 { 64 } else { u64::from(mma.instr_n()) };
+        wgmma_operand_layout(linear, operand, dims, elem_bytes, mn_step)
+    } else {
+        operand_shared_layout(linear, operand, dims, elem_bytes)
+    }
 }
 
 #[cfg(test)]
@@ -288,6 +413,54 @@ mod tests {
         // Rows of fewer than 8 elements keep padding.
         let l = operand_shared_layout(&n_major(32, 4), 1, [32, 4], 4);
         assert_eq!(l.padding.map(|p| p.pad), Some(8));
+    }
+
+    #[test]
+    fn wgmma_choices_are_tritons() {
+        // tests/fixtures/triton/wgmma.json (scripts/triton_wgmma.py): warpsPerCTA and
+        // instrShape of Triton 3.6's `#mma` version 3.
+        let l = |m, n, k, w, int8| wgmma_layout(m, n, k, w, false, int8).map(|l| (l.warps_per_cta, l.instr_shape));
+        assert_eq!(l(128, 256, 16, 8, false), Some((vec![8, 1], vec![16, 256, 16])));
+        assert_eq!(l(128, 128, 16, 4, false), Some((vec![4, 1], vec![16, 128, 16])));
+        assert_eq!(l(128, 128, 16, 8, false), Some((vec![8, 1], vec![16, 128, 16])));
+        assert_eq!(l(64, 64, 16, 4, false), Some((vec![4, 1], vec![16, 64, 16])));
+        assert_eq!(l(64, 256, 16, 4, false), Some((vec![4, 1], vec![16, 256, 16])));
+        assert_eq!(l(256, 128, 16, 8, false), Some((vec![8, 1], vec![16, 128, 16])));
+        assert_eq!(l(128, 128, 32, 4, true), Some((vec![4, 1], vec![16, 128, 32])));
+        assert_eq!(l(128, 128, 8, 4, false), Some((vec![4, 1], vec![16, 128, 8])));
+        // Too few rows or warps: `mma.sync` (Triton's version 2).
+        assert_eq!(l(32, 32, 16, 4, false), None);
+        assert_eq!(l(64, 64, 16, 2, false), None);
+    }
+
+    #[test]
+    fn wgmma_operands_are_tritons() {
+        // The fixture's shared layouts: fp16 A 128x64 and B 64x256 (N-contiguous loads)
+        // in 128-byte swizzles, B not transposed; a 32-wide K gives A a 64-byte swizzle;
+        // B loaded K-contiguous is transposed.
+        let k_fast = |m: u64, k: u64| LinearLayout {
+            shape: vec![m, k],
+            registers: vec![vec![0, 1], vec![0, 2], vec![0, 4]],
+            lanes: vec![vec![0, 8], vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0]],
+            warps: Vec::new(),
+        };
+        let a = wgmma_operand_layout(&k_fast(128, 64), 0, [128, 64], 2, 64);
+        assert_eq!(a, SharedLayout::nvmma(128, false, 16));
+        let a = wgmma_operand_layout(&k_fast(128, 32), 0, [128, 32], 2, 64);
+        assert_eq!(a, SharedLayout::nvmma(64, false, 16));
+        let b = wgmma_operand_layout(&k_fast(64, 256), 1, [64, 256], 2, 256);
+        assert_eq!(b, SharedLayout::nvmma(128, false, 16));
+        let k_rows = |k: u64, n: u64| LinearLayout {
+            shape: vec![k, n],
+            registers: vec![vec![1, 0], vec![2, 0], vec![4, 0]],
+            lanes: vec![vec![8, 0], vec![0, 1], vec![0, 2], vec![0, 4], vec![0, 8]],
+            warps: Vec::new(),
+        };
+        let b = wgmma_operand_layout(&k_rows(64, 128), 1, [64, 128], 2, 128);
+        assert_eq!(b, SharedLayout::nvmma(128, true, 16));
+        // 8-bit operands are always K-major: fp8 64x128 B loaded N-contiguous.
+        let b = wgmma_operand_layout(&k_fast(64, 128), 1, [64, 128], 1, 128);
+        assert_eq!(b, SharedLayout::nvmma(64, true, 8));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! `ttg.memdesc_index` views too) — normally its `ttg.local_dealloc` —, measured in the
 //! block of the allocation (a use inside a loop keeps the buffer live for the whole
 //! loop). Buffers are placed in the order they are allocated, each at the lowest offset
-//! (a multiple of [`MemDescType::BUFFER_ALIGN`]) where it overlaps no buffer live at the
+//! (a multiple of [`tritonc_ir::MemDescType::alignment`]: 128 bytes, 1024 for a `wgmma` operand) where it overlaps no buffer live at the
 //! same time: two loops one after the other reuse the same bytes.
 //!
 //! The scratch that conversions, reductions and non-pipelined dots use is not an
@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use tritonc_ir::{Function, MemDescType, OpId, OpKind, Value};
+use tritonc_ir::{Function, OpId, OpKind, Value};
 
 use crate::pipeline::{GpuOptions, GpuPass};
 use crate::TtgirError;
@@ -30,6 +30,7 @@ struct Live {
     start: usize,
     end: usize,
     bytes: u64,
+    align: u64,
 }
 
 impl GpuPass for AllocateShared {
@@ -59,6 +60,7 @@ impl GpuPass for AllocateShared {
                 start: order[&op],
                 end,
                 bytes,
+                align: memdesc.alignment(),
             });
         }
         let mut placed: Vec<(usize, usize, u64, u64)> = Vec::new();
@@ -70,9 +72,7 @@ impl GpuPass for AllocateShared {
                     s <= live.end && live.start <= e && offset < o + n && o < offset + live.bytes
                 });
                 match clash {
-                    Some(&(_, _, o, n)) => {
-                        offset = (o + n).next_multiple_of(MemDescType::BUFFER_ALIGN)
-                    }
+                    Some(&(_, _, o, n)) => offset = (o + n).next_multiple_of(live.align),
                     None => break,
                 }
             }

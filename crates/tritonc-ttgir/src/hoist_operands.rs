@@ -114,7 +114,7 @@ fn buffer_type(
     let ty = f.value_type(v);
     let shape = ty.known_shape().filter(|s| s.len() == 2)?;
     let dtype = ty.dtype()?;
-    if dtype.is_fp8() || dtype.bitwidth() == Some(1) {
+    if (dtype.is_fp8() && !mma.is_wgmma()) || dtype.bitwidth() == Some(1) {
         return None;
     }
     let layout = ty.encoding()?;
@@ -123,7 +123,8 @@ fn buffer_type(
     }
     let linear = layout.to_linear(&shape).ok()?;
     let elem_bytes = u64::from(dtype.size_bytes()?);
-    let shared = crate::accelerate::operand_shared_layout(
+    let shared = crate::accelerate::operand_layout_for(
+        mma,
         &linear,
         operand,
         [shape[0], shape[1]],

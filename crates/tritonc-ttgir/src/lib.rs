@@ -56,6 +56,7 @@ pub mod scratch;
 pub mod sink;
 pub mod software_pipeline;
 pub mod verify;
+pub mod wgmma_waits;
 
 pub use tritonc_ir::layout;
 
@@ -78,6 +79,7 @@ pub use allocate::AllocateShared;
 pub use barriers::PlaceBarriers;
 pub use hoist_operands::HoistDotOperands;
 pub use software_pipeline::PipelineLoops;
+pub use wgmma_waits::WgmmaWaits;
 pub use reduction::{default_reduction_schedule, ButterflyStep, CombineTree, ReductionSchedule};
 pub use scan::{ScanSchedule, ScanSizes, ScanStep, ScanUnit};
 pub use verify::verify_encodings;

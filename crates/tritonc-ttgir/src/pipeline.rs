@@ -14,6 +14,7 @@ use crate::barriers::PlaceBarriers;
 use crate::fold::FoldConversions;
 use crate::hoist_operands::HoistDotOperands;
 use crate::software_pipeline::PipelineLoops;
+use crate::wgmma_waits::WgmmaWaits;
 use crate::sink::SinkConversions;
 use crate::materialize::AssignLayouts;
 use crate::verify::verify_encodings;
@@ -174,6 +175,7 @@ pub fn gpu_passes() -> GpuPassList {
         .add(SinkConversions)
         .add(PipelineLoops)
         .add(HoistDotOperands)
+        .add(WgmmaWaits)
         .add(AllocateShared)
         .add(PlaceBarriers)
 }

@@ -154,6 +154,9 @@ impl Walk<'_> {
         if a_shape.len() != 2 || mma.warps_per_cta.len() != 2 {
             return false;
         }
+        if mma.is_wgmma() {
+            return wgmma_a_in_registers(self.layouts.operand_layout(f, op, 0), mma, dt);
+        }
         // fp8 is widened to fp16 before the instruction.
         let elem_bytes = if dt.is_fp8() {
             2
@@ -225,4 +228,20 @@ impl Walk<'_> {
         }
         ok
     }
+}
+
+/// Whether a `wgmma` dot in `mma` reads its A operand, in `a_layout`, from registers
+/// (`wgmma`'s register-A form): a 16-bit A in a `wgmma` accumulator layout on the same
+/// warps, all along M. Its registers are then the instruction's A fragments: the
+/// accumulator layout of one warpgroup does not depend on the instruction's N.
+pub fn wgmma_a_in_registers(
+    a_layout: Option<&Layout>,
+    mma: &tritonc_ir::mma_layout::MmaLayout,
+    dt: tritonc_ir::DType,
+) -> bool {
+    matches!(
+        a_layout,
+        Some(Layout::Mma(a_mma)) if a_mma.is_wgmma() && a_mma.warps_per_cta == mma.warps_per_cta
+    ) && mma.warps_per_cta[1] == 1
+        && dt.bitwidth() == Some(16)
 }

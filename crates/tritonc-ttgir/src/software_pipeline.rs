@@ -31,6 +31,14 @@
 //!   copies overwrite a buffer other threads may still read) are `tritonc-place-barriers`'s;
 //! - after it, `ttg.async_wait {num = 0}` and a `ttg.local_dealloc` of each buffer.
 //!
+//! A loop whose dots are `wgmma`s (`#ttg.nvidia_mma` version 3) is pipelined as Triton
+//! pipelines them: `S = num_stages` buffers and copies issued `S − 1` iterations ahead,
+//! into the buffer the *previous* iteration's dot read, because a `wgmma` reads its
+//! operands from the buffer while it runs: the dot of iteration `i` may still be in
+//! flight after it (`tritonc-wgmma-waits` waits for all but the last group before the
+//! copies), so the copies of iteration `i` must not overwrite buffer `i mod S`. fp8
+//! operands are copied as they are (a `wgmma` multiplies them natively).
+//!
 //! `num_stages` is the loop's own (`tl.range(..., num_stages=N)`, kept on its `scf.for`)
 //! or else the launch's. `S` is lowered until every pipelined loop's buffers fit the
 //! target's shared memory with 16 KiB left for the rest of the kernel; a loop whose
@@ -70,6 +78,9 @@ struct LoopPlan {
     for_op: OpId,
     /// Buffers per load.
     stages: u32,
+    /// Whether the loop's dots are `wgmma`s: copies `stages − 1` iterations ahead into
+    /// the buffer the previous iteration read.
+    wgmma: bool,
     loads: Vec<PipelinedLoad>,
     /// Body ops (in body order) that the loads' pointers and masks and the carried state
     /// need.
@@ -102,8 +113,7 @@ impl GpuPass for PipelineLoops {
             if num_stages < 2 {
                 continue;
             }
-            let stages = num_stages.saturating_sub(1).max(2);
-            let Some(mut plan) = plan_loop(func, &access, op, stages) else {
+            let Some(mut plan) = plan_loop(func, &access, op, num_stages) else {
                 continue;
             };
             // Fewer stages until the buffers fit beside the other loops' buffers.
@@ -112,10 +122,12 @@ impl GpuPass for PipelineLoops {
                 .iter()
                 .map(|l| l.buffer.buffer_stride_bytes().unwrap_or(u64::MAX / 4))
                 .sum();
-            while plan.stages >= 2 && region + per_stage * u64::from(plan.stages) > limit {
+            // A `wgmma` loop needs a buffer more than it copies ahead.
+            let least = if plan.wgmma { 3 } else { 2 };
+            while plan.stages >= least && region + per_stage * u64::from(plan.stages) > limit {
                 plan.stages -= 1;
             }
-            if plan.stages < 2 {
+            if plan.stages < least {
                 continue;
             }
             region += per_stage * u64::from(plan.stages);
@@ -148,7 +160,7 @@ fn plan_loop(
     f: &Function,
     access: &LayoutAssignment,
     for_op: OpId,
-    stages: u32,
+    num_stages: u32,
 ) -> Option<LoopPlan> {
     let body = f.region_entry(for_op, 0)?;
     let args = f.block(body).args().to_vec();
@@ -162,14 +174,19 @@ fn plan_loop(
         .collect();
     let term = *f.block(body).ops().last()?;
     let mut loads = Vec::new();
+    let mut wgmma = None;
     for &dot in f.block(body).ops() {
         if !matches!(f.kind(dot), OpKind::Dot { .. }) {
             continue;
         }
         let r = f.op(dot).results()[0];
-        let Some(Layout::Mma(_)) = f.value_type(r).encoding() else {
+        let Some(Layout::Mma(mma)) = f.value_type(r).encoding() else {
             continue;
         };
+        // One schedule per loop: every tensor-core dot in it the same kind.
+        if *wgmma.get_or_insert(mma.is_wgmma()) != mma.is_wgmma() {
+            return None;
+        }
         for i in 0..2 {
             let v = f.op(dot).operands()[i];
             let Some(load) = f.defining_op(v) else { continue };
@@ -184,7 +201,7 @@ fn plan_loop(
             {
                 continue;
             }
-            if let Some(p) = plan_load(f, access, i, load) {
+            if let Some(p) = plan_load(f, access, mma, i, load) {
                 loads.push(p);
             }
         }
@@ -227,9 +244,18 @@ fn plan_loop(
     slice.sort_by_key(|o| position[o]);
     let mut carried: Vec<usize> = carried.into_iter().collect();
     carried.sort_unstable();
+    let wgmma = wgmma.unwrap_or(false);
+    // Triton's buffer counts: `num_stages` for `wgmma`, `max(2, num_stages − 1)` for
+    // `mma.sync` (whose fragments are in registers before the buffer is refilled).
+    let stages = if wgmma {
+        num_stages.max(3)
+    } else {
+        num_stages.saturating_sub(1).max(2)
+    };
     Some(LoopPlan {
         for_op,
         stages,
+        wgmma,
         loads,
         slice,
         carried,
@@ -255,6 +281,7 @@ pub(crate) fn encloses(f: &Function, op: OpId, mut b: BlockId) -> bool {
 fn plan_load(
     f: &Function,
     access: &LayoutAssignment,
+    mma: &tritonc_ir::MmaLayout,
     operand: usize,
     load: OpId,
 ) -> Option<PipelinedLoad> {
@@ -264,14 +291,15 @@ fn plan_load(
     let dtype = ty.dtype()?;
     if !matches!(f.value_type(f.op(load).operands()[0]).elem(), Elem::Ptr(p) if p.addr_space == 1)
         || matches!(dtype, DType::I1)
-        // fp8 operands are widened in registers before they are staged.
-        || dtype.is_fp8()
+        // fp8 operands are widened in registers before `mma.sync` stages them.
+        || (dtype.is_fp8() && !mma.is_wgmma())
     {
         return None;
     }
     let elem_bytes = u64::from(dtype.size_bytes()?);
     let linear = ty.encoding()?.to_linear(&shape).ok()?;
-    let layout = crate::accelerate::operand_shared_layout(
+    let layout = crate::accelerate::operand_layout_for(
+        mma,
         &linear,
         operand,
         [shape[0], shape[1]],
@@ -411,6 +439,9 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
         .expect("invariant: a planned loop has a body");
     let loc = f.op(for_op).loc.clone();
     let s = plan.stages;
+    // Iterations copied ahead: all S buffers, or (`wgmma`) all but the one the dot in
+    // flight reads.
+    let ahead_n = if plan.wgmma { s - 1 } else { s };
     let (lb, ub, step) = {
         let o = f.op(for_op).operands();
         (o[0], o[1], o[2])
@@ -422,7 +453,8 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
         .map(|&k| f.op(for_op).operands()[3 + k])
         .collect();
 
-    // The buffers and the prologue: iterations 0 … S−1 into buffers 0 … S−1.
+    // The buffers and the prologue: iterations 0 … A−1 into buffers 0 … A−1 (A = the
+    // iterations copied ahead).
     let mut b = Builder::before(f, for_op);
     b.set_loc(loc.clone());
     let buffers: Vec<Value> = plan
@@ -438,7 +470,7 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
         })
         .collect();
     let mut state = inits;
-    for i in 0..s {
+    for i in 0..ahead_n {
         let k = b.const_int(i128::from(i), iv_ty.clone());
         let off = b.binary(BinaryOp::MulI, k, step);
         let iv = b.binary(BinaryOp::AddI, lb, off);
@@ -460,7 +492,7 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
     // Iteration i starts by waiting for its copies.
     let mut b = Builder::before(f, first);
     b.set_loc(loc.clone());
-    single(&mut b, OpKind::AsyncWait { num: s - 1 }, &[], Type::AsyncToken);
+    single(&mut b, OpKind::AsyncWait { num: ahead_n - 1 }, &[], Type::AsyncToken);
 
     // The dots read buffer i mod S.
     for (l, &buffers) in plan.loads.iter().zip(&buffers) {
@@ -482,14 +514,26 @@ fn rewrite(f: &mut Function, plan: &LoopPlan) {
         erase_dead(f, &operands);
     }
 
-    // At its end: copy iteration i + S into buffer i mod S; then the next buffer to read,
-    // and the yield of the new carried values.
+    // At its end: copy iteration i + A into buffer (i + A) mod S — buffer i mod S, or
+    // (`wgmma`) the previous iteration's; then the next buffer to read, and the yield of
+    // the new carried values.
     let mut b = Builder::before(f, term);
     b.set_loc(loc.clone());
-    let ahead = b.const_int(i128::from(s), iv_ty);
+    let ahead = b.const_int(i128::from(ahead_n), iv_ty);
     let ahead = b.binary(BinaryOp::MulI, ahead, step);
     let iv_ahead = b.binary(BinaryOp::AddI, iv, ahead);
-    let next_look = prefetch(&mut b, plan, body, iv_ahead, &look, ub, read, &buffers);
+    let write = if plan.wgmma {
+        // (read − 1) mod S.
+        let zero = b.const_i32(0);
+        let one = b.const_i32(1);
+        let last = b.const_i32(s as i32 - 1);
+        let is_first = b.cmpi(CmpIPredicate::Eq, read, zero);
+        let dec = b.binary(BinaryOp::SubI, read, one);
+        b.select(is_first, last, dec)
+    } else {
+        read
+    };
+    let next_look = prefetch(&mut b, plan, body, iv_ahead, &look, ub, write, &buffers);
     let zero = b.const_i32(0);
     let one = b.const_i32(1);
     let last = b.const_i32(s as i32 - 1);

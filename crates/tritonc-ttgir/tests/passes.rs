@@ -214,6 +214,7 @@ fn the_pass_list_is_named_and_in_order() {
             "tritonc-sink-conversions",
             "tritonc-pipeline-loops",
             "tritonc-hoist-dot-operands",
+            "tritonc-wgmma-waits",
             "tritonc-allocate-shared",
             "tritonc-place-barriers"
         ]
@@ -270,9 +271,11 @@ fn dots_take_the_mma_layout_on_sm_80_and_the_fma_tile_below() {
         dot_layout_on(80),
         Some(Layout::Mma(tritonc_ir::MmaLayout::v2([2, 4])))
     );
+    // And on sm_90 the wgmma layout, #mma v3 on warpsPerCTA [8, 1] with instrShape
+    // [16, 256, 16] (tests/fixtures/triton/wgmma.json, fp16_128x256x64_w8).
     assert_eq!(
         dot_layout_on(90),
-        Some(Layout::Mma(tritonc_ir::MmaLayout::v2([2, 4])))
+        Some(Layout::Mma(tritonc_ir::MmaLayout::v3([8, 1], 256, 16)))
     );
     assert!(matches!(dot_layout_on(75), Some(Layout::Blocked(_))));
     assert!(matches!(dot_layout_on(0), Some(Layout::Blocked(_))));

@@ -200,6 +200,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let elem = self.elem_type(init)?;
         let staged = view.staged(operand, elem_bytes);
         self.stage_write(&regs, elem, &linear, &staged)?;
+        if view.layout.nvmma.is_some() {
+            // A `wgmma` reads it through the asynchronous proxy.
+            self.inline_asm("fence.proxy.async.shared::cta;", "", &[], None)?;
+        }
         Ok(())
     }
 

@@ -35,6 +35,9 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let r = data.results()[0];
         if let Some(tritonc_ttgir::Layout::Mma(mma)) = self.func.value_type(r).encoding() {
             let mma = mma.clone();
+            if mma.is_wgmma() {
+                return self.lower_dot_wgmma(op, &mma);
+            }
             return self.lower_dot_mma(op, &mma);
         }
         let dims = |this: &Self, v| {

@@ -679,6 +679,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             | OpKind::AsyncCopyGlobalToLocal { .. }
             | OpKind::AsyncCommitGroup
             | OpKind::AsyncWait { .. } => self.lower_buffer_op(op),
+            OpKind::WarpGroupDotWait { .. } => self.lower_warp_group_dot_wait(op),
             k if k.num_regions() == 0 && result.is_some() => self.lower_elementwise(op),
             k => Err(self.error(format!(
                 "`{}` is not supported by the NVIDIA back end yet",

@@ -170,6 +170,9 @@ pub(crate) struct Staged {
     pub fast: usize,
     /// The XOR swizzle of a `#ttg.swizzled_shared` layout (`None`: padded, linear).
     pub swizzle: Option<Swizzle>,
+    /// `#ttg.nvmma_shared`'s column blocks: elements of a block's row (the pitch) and
+    /// elements from one block to the next.
+    pub block: Option<(u64, u64)>,
 }
 
 /// `#ttg.swizzled_shared`'s parameters: chunks of `vec` elements, XORed with the row's
@@ -653,7 +656,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
 
     /// Values of one type filling 32 bits (two 16-bit, four 8-bit) as one 32-bit
     /// register, `parts[0]` lowest.
-    fn pack_word(&self, parts: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>, LowerError> {
+    pub(super) fn pack_word(&self, parts: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>, LowerError> {
         let b = self.b;
         let ctx = b.context();
         let elem = parts[0].r#type();
@@ -809,7 +812,11 @@ impl Staged {
         // The stored rows run along `fast`.
         let fast = layout.order[0] as usize;
         let slow = 1 - fast;
-        let pitch = dims[fast] + layout.padding.map_or(0, |p| u64::from(p.pad));
+        let block = layout.block_elems().map(|w| (w, w * dims[slow]));
+        let pitch = match block {
+            Some((w, _)) => w,
+            None => dims[fast] + layout.padding.map_or(0, |p| u64::from(p.pad)),
+        };
         let mut strides = [0u64; 2];
         strides[fast] = 1;
         strides[slow] = pitch;
@@ -821,11 +828,15 @@ impl Staged {
         Staged {
             fast,
             swizzle,
+            block,
             byte_offset,
             strides,
             // 16-bit rows along M or N: read with `ldmatrix.trans`.
             trans: elem_bytes == 2 && fast == outer,
-            bytes: dims[slow] * pitch * elem_bytes,
+            bytes: match block {
+                Some(_) => dims[0] * dims[1] * elem_bytes,
+                None => dims[slow] * pitch * elem_bytes,
+            },
             pipelined,
             // A 32-bit B stored N-contiguous: its fragments read a word at a time.
             scalar: elem_bytes == 4 && outer == 1 && fast == outer,

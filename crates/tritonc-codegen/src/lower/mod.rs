@@ -30,6 +30,7 @@ mod scan;
 mod shape;
 mod shared;
 mod staged_address;
+mod wgmma;
 
 use std::fmt;
 
@@ -542,7 +543,7 @@ fn build_module<'c>(
             message: format!(
                 "`{}` needs {shared_bytes} bytes of shared memory per block; {} offers at most {limit} (use smaller blocks, fewer `num_stages`, or a newer target)",
                 func.name,
-                target.chip()
+                target.name()
             ),
             span: func.loc.known_span(),
         });
@@ -617,7 +618,7 @@ fn check_register_budget(
             footprint.total_registers,
             options.num_warps * target.warp_size(),
             options.num_warps,
-            target.chip(),
+            target.name(),
             target.registers_per_thread(),
         ),
         span,

@@ -108,7 +108,12 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let row_period = sw.per_phase * sw.max_phase;
         let col_period = sw.vec * sw.max_phase;
         let low = (konst[slow] % row_period, konst[fast] % col_period);
-        let high = (konst[slow] - low.0) * pitch + (konst[fast] - low.1);
+        let mut high = (konst[slow] - low.0) * pitch + (konst[fast] - low.1);
+        // `#ttg.nvmma_shared`: a column block is `col_period` elements wide, so the high
+        // column moves whole blocks.
+        if let Some((w, stride)) = staged.block {
+            high += (konst[fast] - low.1) / w * (stride - w);
+        }
         let log2 = |x: u64| u64::from(x.trailing_zeros());
         // The constant's part of the chunk's XOR pattern, when it combines bitwise with
         // the thread's, split into the bits the thread's pattern can have and the rest.
@@ -160,7 +165,17 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let pitch_c = self.i32c(pitch as i32)?;
         let row_start = self.mlir(b.binary("arith.muli", row, pitch_c))?;
         let v = self.mlir(b.binary("arith.addi", row_start, chunk_start))?;
-        let v = self.mlir(b.binary("arith.addi", v, in_chunk))?;
+        let mut v = self.mlir(b.binary("arith.addi", v, in_chunk))?;
+        if let Some((w, stride)) = staged.block {
+            // The thread's column may reach other blocks: `(col / w) · (stride − w)` more
+            // (`col · 1` is already in `chunk_start + in_chunk`).
+            if access.col_bits + low.1 >= w {
+                let blk = shift(self, col, log2(w))?;
+                let extra = self.i32c((stride - w) as i32)?;
+                let extra = self.mlir(b.binary("arith.muli", blk, extra))?;
+                v = self.mlir(b.binary("arith.addi", v, extra))?;
+            }
+        }
         if disjoint {
             access.by_pattern.entry(key).or_default().push((imm, v));
         } else {

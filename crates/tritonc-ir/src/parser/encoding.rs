@@ -31,6 +31,7 @@ impl Cursor<'_> {
             self.expect("=")?;
             let alias = if self.looking_at("#ttg.swizzled_shared<")
                 || self.looking_at("#ttg.padded_shared<")
+                || self.looking_at("#ttg.nvmma_shared<")
             {
                 Alias::Shared(self.shared_layout()?)
             } else {
@@ -151,10 +152,11 @@ impl Cursor<'_> {
                 warps_per_cta,
                 instr_shape,
             };
-            if version_major != 2 || version_minor != 0 || layout.to_linear(&[16, 8]).is_err() {
+            let smallest: [u64; 2] = if version_major == 3 { [64, 8] } else { [16, 8] };
+            if !matches!(version_major, 2 | 3) || version_minor != 0 || layout.to_linear(&smallest).is_err() {
                 return self.error_at(
                     at,
-                    "an mma layout is version 2.0, rank 2, with instrShape = [16, 8] and warps in powers of two",
+                    "an mma layout is version 2.0 (rank 2, instrShape = [16, 8]) or 3.0 (instrShape = [16, N, K], warpsPerCTA[0] a multiple of 4), with warps in powers of two",
                 );
             }
             return Ok(Layout::Mma(layout));
@@ -204,6 +206,22 @@ impl Cursor<'_> {
             self.expect("}>")?;
             return Ok(SharedLayout::padded(order, interval, pad));
         }
+        if self.eat("#ttg.nvmma_shared<{") {
+            let swizzle = self.field_u32("swizzlingByteWidth")?;
+            self.expect(",")?;
+            self.expect("transposed")?;
+            self.expect("=")?;
+            let transposed = if self.eat("true") {
+                true
+            } else {
+                self.expect("false")?;
+                false
+            };
+            self.expect(",")?;
+            let bits = self.field_u32("elementBitWidth")?;
+            self.expect("}>")?;
+            return Ok(SharedLayout::nvmma(swizzle, transposed, bits));
+        }
         self.expect("#ttg.swizzled_shared<{")?;
         let vec = self.field_u32("vec")?;
         self.expect(",")?;
@@ -219,6 +237,7 @@ impl Cursor<'_> {
             max_phase,
             order,
             padding: None,
+            nvmma: None,
         })
     }
 

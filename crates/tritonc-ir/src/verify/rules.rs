@@ -548,6 +548,15 @@ fn rule(
             })?;
             ensure(all_tokens(ops), || "takes tokens".into())
         }
+        WarpGroupDotWait { .. } => {
+            ensure(!ops.is_empty() && ops.len() == res.len(), || {
+                "returns each of its accumulators".into()
+            })?;
+            ensure(
+                ops.iter().zip(res).all(|(a, r)| a.is_tensor() && a == r),
+                || "returns its accumulators unchanged in type".into(),
+            )
+        }
         For { .. } => check_for(v, op, ops, res),
         If => check_if(v, op, ops, res),
         While => check_while(v, op, ops, res),
