@@ -7,7 +7,8 @@ specialization with tritonc (`tritonc compile --target ARCH --signature … -o D
 `--emit amdgcn`), computes the same statistics (scripts/amdgcn_stats.py) and prints one
 Markdown table per kernel and architecture. No GPU is involved: these are static counts.
 
-    python3 scripts/amd_report.py [TRITONC]   # default target/debug/tritonc
+    python3 scripts/amd_report.py [TRITONC]          # default target/debug/tritonc
+    python3 scripts/amd_report.py --dots [TRITONC]   # the MFMA dot kernels
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import amdgcn_stats  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "triton_amd"
+# The dot kernels of scripts/triton_amd_dot_reference.py (`--dots`).
+DOT_FIXTURES = ROOT / "tests" / "fixtures" / "triton_amd_dot"
 
 
 def tritonc_side(tritonc: str, fx: dict) -> dict:
@@ -77,8 +80,38 @@ def table(fx: dict, mine: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def dot_summary(rows: list) -> str:
+    """One line per dot fixture: MFMA counts, LDS, registers, spills (tritonc / Triton)."""
+    lines = ["| kernel | arch | `v_mfma` | LDS bytes | VGPRs | AGPRs | spills (VGPR, scratch bytes) |",
+             "|---|---|---|---|---|---|---|"]
+    for fx, mine in rows:
+        t, m = fx["metadata"], mine["metadata"]
+        mfma = lambda c: " ".join(f"{k}×{n}" for k, n in sorted(c.items()) if k.startswith("v_mfma"))  # noqa: E731
+        pair = lambda a, b: f"{a} / {b}" if a == b else f"**{a}** / {b}"  # noqa: E731
+        name = fx["kernel"] if fx["kernel"] != "dot_tile" else \
+            "dot_tile " + fx["signature"].split(",")[0].lstrip("*").split(":")[0] + " " + \
+            "x".join(x.strip() for x in fx["signature"].split(",")[6:9]) + \
+            f" w{fx['num_warps']}" + (" tf32" if "'tf32'" in fx["signature"] else "")
+        lines.append(f"| {name} | {fx['arch']} | {pair(mfma(mine['amdgcn']), mfma(fx['amdgcn']))} "
+                     f"| {pair(mine['dynamic_lds_bytes'], fx['dynamic_lds_bytes'])} "
+                     f"| {pair(m.get('vgpr_count'), t.get('vgpr_count'))} "
+                     f"| {pair(m.get('agpr_count'), t.get('agpr_count'))} "
+                     f"| {pair((m.get('vgpr_spill_count'), m.get('private_segment_fixed_size')), (t.get('vgpr_spill_count'), t.get('private_segment_fixed_size')))} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
-    tritonc = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target" / "debug" / "tritonc")
+    args = sys.argv[1:]
+    dots = "--dots" in args
+    args = [a for a in args if a != "--dots"]
+    tritonc = args[0] if args else str(ROOT / "target" / "debug" / "tritonc")
+    if dots:
+        rows = []
+        for path in sorted(DOT_FIXTURES.glob("*.json")):
+            fx = json.loads(path.read_text())
+            rows.append((fx, tritonc_side(tritonc, fx)))
+        print(dot_summary(rows))
+        return
     for path in sorted(FIXTURES.glob("*.json")):
         fx = json.loads(path.read_text())
         print(table(fx, tritonc_side(tritonc, fx)))

@@ -74,14 +74,16 @@ CASES = [
     # examples/matmul.toml's specialization (M, N, K = 150, 100, 130: no divisibility;
     # unit strides are constants, as Triton specializes them).
     ("matmul_kernel", "examples/matmul.py", "matmul_kernel",
-     "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, 1, i32, 1, i32, 1, 64, 64, 32, 8, ''",
+     "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 64, 64, 32, 8, ''",
      4, ("gfx942", "gfx90a")),
 ]
 
 
 def source(fn, signature: str):
-    """`triton_source` plus string constants (`'ieee'`)."""
+    """`triton_source` plus string constants (`'ieee'`) and ints equal to one (`i32:1`, which
+    Triton makes the constant 1)."""
     items = [s.strip() for s in signature.split(",")]
+    items = ["1" if s == "i32:1" else s for s in items]
     strings = {i: s[1:-1] for i, s in enumerate(items) if s[:1] in "'\"" and len(s) >= 2}
     plain = ", ".join("0" if i in strings else s for i, s in enumerate(items))
     src = triton_source(fn, plain)

@@ -7,9 +7,10 @@
 //! (`parser::encoding`), so aliased and inline text parse to the same IR.
 
 /// The alias kinds: the text an encoding starts with, and the names its aliases take.
-const KINDS: [(&str, &str); 4] = [
+const KINDS: [(&str, &str); 5] = [
     ("#ttg.blocked<{", "blocked"),
     ("#ttg.nvidia_mma<{", "mma"),
+    ("#ttg.amd_mfma<{", "mma"),
     ("#ttg.swizzled_shared<{", "shared"),
     ("#ttg.padded_shared<[", "padded"),
 ];

@@ -2,8 +2,9 @@
 //! the encodings of the GPU IR's tensor types (`tensor<128xf32, #ttg.blocked<…>>`).
 //!
 //! A [`Layout`] is a [`BlockedLayout`] (Triton's `#ttg.blocked`), a [`SliceLayout`]
-//! (`#ttg.slice`, the layout of a reduction result) or an
-//! [`MmaLayout`](crate::MmaLayout) (`#ttg.nvidia_mma`, a tensor-core accumulator). For a concrete
+//! (`#ttg.slice`, the layout of a reduction result), an [`MmaLayout`](crate::MmaLayout)
+//! (`#ttg.nvidia_mma`, a tensor-core accumulator) or an [`MfmaLayout`](crate::MfmaLayout)
+//! (`#ttg.amd_mfma`, an AMD matrix-core accumulator). For a concrete
 //! power-of-two shape every layout becomes a [`LinearLayout`]: a map from the bits of
 //! (register, lane, warp) to element coordinates, where each input bit contributes one
 //! basis vector and the coordinate is the XOR of the bases of the set bits. That is
@@ -85,6 +86,8 @@ pub enum Layout {
     Slice(SliceLayout),
     /// The `mma.sync` accumulator layout (`#ttg.nvidia_mma`).
     Mma(crate::mma_layout::MmaLayout),
+    /// The AMD matrix-core accumulator layout (`#ttg.amd_mfma`).
+    AmdMfma(crate::mfma_layout::MfmaLayout),
 }
 
 /// One register of one thread: the inputs of a layout function.
@@ -316,6 +319,7 @@ impl Layout {
             Layout::Blocked(b) => b.rank(),
             Layout::Slice(s) => s.parent.rank().saturating_sub(1),
             Layout::Mma(m) => m.rank(),
+            Layout::AmdMfma(m) => m.rank(),
         }
     }
 
@@ -325,6 +329,7 @@ impl Layout {
             Layout::Blocked(b) => b.num_warps(),
             Layout::Slice(s) => s.parent.num_warps(),
             Layout::Mma(m) => m.num_warps(),
+            Layout::AmdMfma(m) => m.num_warps(),
         }
     }
 
@@ -341,6 +346,7 @@ impl Layout {
         match self {
             Layout::Blocked(b) => b.to_linear(shape),
             Layout::Mma(m) => m.to_linear(shape),
+            Layout::AmdMfma(m) => m.to_linear(shape),
             Layout::Slice(s) => {
                 check_shape(self.rank(), shape)?;
                 let dim = s.dim as usize;
@@ -386,6 +392,7 @@ impl fmt::Display for Layout {
             Layout::Blocked(b) => b.fmt(f),
             Layout::Slice(s) => write!(f, "#ttg.slice<{{dim = {}, parent = {}}}>", s.dim, s.parent),
             Layout::Mma(m) => m.fmt(f),
+            Layout::AmdMfma(m) => m.fmt(f),
         }
     }
 }

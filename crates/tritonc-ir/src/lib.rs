@@ -100,6 +100,7 @@ pub mod builder;
 pub mod function;
 pub mod layout;
 pub mod location;
+pub mod mfma_layout;
 pub mod mma_layout;
 pub mod ops;
 pub mod parser;
@@ -116,6 +117,7 @@ pub use function::{
     ValueDef,
 };
 pub use location::Location;
+pub use mfma_layout::MfmaLayout;
 pub use mma_layout::MmaLayout;
 pub use ops::*;
 pub use parser::{parse_module, ParseError, INVALID_IR_TEXT};

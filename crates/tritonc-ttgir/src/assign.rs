@@ -213,11 +213,14 @@ pub fn assign_layouts_for(
 ) -> Result<LayoutAssignment, TtgirError> {
     let (num_warps, warp_size, capability) =
         (options.num_warps, options.warp_size(), options.capability());
+    let mfma = options
+        .target
+        .and_then(|t| crate::accelerate_amd::mfma_version(&t));
     let first = assign_with(
         func,
         num_warps,
         warp_size,
-        capability,
+        (capability, mfma),
         &HashMap::new(),
         &HashMap::new(),
     )?;
@@ -227,7 +230,7 @@ pub fn assign_layouts_for(
     if presets.is_empty() && stores.is_empty() {
         return Ok(first);
     }
-    assign_with(func, num_warps, warp_size, capability, &presets, &stores)
+    assign_with(func, num_warps, warp_size, (capability, mfma), &presets, &stores)
 }
 
 /// Whether `v` is a result of a loop (`scf.for`/`scf.while`): a loop-carried value.
@@ -441,7 +444,7 @@ fn assign_with(
     func: &Function,
     num_warps: u32,
     warp_size: u32,
-    capability: u32,
+    (capability, mfma): (u32, Option<u32>),
     presets: &HashMap<Value, Layout>,
     store_presets: &HashMap<OpId, Layout>,
 ) -> Result<LayoutAssignment, TtgirError> {
@@ -513,6 +516,7 @@ fn assign_with(
             if let Some(shape) = shape_of(r).filter(|s| s.len() == 2) {
                 let layout = crate::accelerate::mma_layout_for(func, op, num_warps, capability)
                     .filter(|_| warp_size == WARP_SIZE)
+                    .or_else(|| crate::accelerate_amd::mfma_layout_for(func, op, num_warps, mfma))
                     .unwrap_or_else(|| Layout::Blocked(dot_layout(&shape, num_warps, warp_size)));
                 st.set(r, layout.clone());
                 let acc = data.operands()[2];
@@ -722,7 +726,7 @@ impl LayoutAssignment {
             let fastest = match &layout {
                 Layout::Blocked(b) => b.order.first().copied().unwrap_or(0) as usize,
                 Layout::Slice(_) => 0,
-                Layout::Mma(_) => 1,
+                Layout::Mma(_) | Layout::AmdMfma(_) => 1,
             };
             let mask_info = mask.map(|&m| axis.get(m));
             let vec = vector_width(

@@ -18,6 +18,7 @@
 //! - [`scratch`]: which ops stage values through shared scratch.
 //! - [`accelerate`]: which dots take tensor-core layouts, and the shared layout their
 //!   operands are staged in.
+//! - [`accelerate_amd`]: which dots take AMD's MFMA layout, with which instruction.
 //! - [`verify`](mod@verify): the encoding rules.
 //! - [`axis`]: Triton's axis analysis (contiguity, divisibility, constancy per dim).
 //! - [`layout`]: blocked and slice layouts, their linear form (a map from warp, lane and
@@ -38,6 +39,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod accelerate;
+pub mod accelerate_amd;
 pub mod allocate;
 pub mod barriers;
 pub mod hoist_operands;

@@ -186,10 +186,21 @@ struct TritonAmd {
 }
 
 fn triton_amd_fixtures() -> Vec<TritonAmd> {
-    let dir = root().join("tests/fixtures/triton_amd");
+    let out = fixtures_in("tests/fixtures/triton_amd");
+    assert!(out.len() >= 12, "fixtures missing: {}", out.len());
+    out
+}
+
+/// The fixtures (`*.json`) of one directory, with their parsed JSON.
+fn fixtures_in(dir: &str) -> Vec<TritonAmd> {
+    fixture_values(dir).into_iter().map(|(fx, _)| fx).collect()
+}
+
+fn fixture_values(dir: &str) -> Vec<(TritonAmd, serde_json::Value)> {
+    let dir = root().join(dir);
     let mut out = Vec::new();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/fixtures/triton_amd")
+        .expect("fixture directory")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
@@ -199,7 +210,7 @@ fn triton_amd_fixtures() -> Vec<TritonAmd> {
             serde_json::from_str(&std::fs::read_to_string(&path).expect("fixture")).expect("JSON");
         let s = |k: &str| v[k].as_str().expect("string").to_string();
         let meta = &v["metadata"];
-        out.push(TritonAmd {
+        let fx = TritonAmd {
             what: path.file_stem().unwrap().to_string_lossy().into_owned(),
             file: s("file"),
             kernel: s("kernel"),
@@ -220,9 +231,9 @@ fn triton_amd_fixtures() -> Vec<TritonAmd> {
                 })
                 .collect(),
             kernarg_bytes: meta["kernarg_segment_size"].as_u64().expect("kernarg size"),
-        });
+        };
+        out.push((fx, v));
     }
-    assert!(out.len() >= 12, "fixtures missing: {}", out.len());
     out
 }
 
@@ -648,4 +659,159 @@ fn an_autotune_config_with_more_warps_than_an_amd_block_holds_is_refused() {
     let o = run("sm_90");
     assert_eq!(o.code, 0, "{}", o.stderr);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------------------------
+// `tl.dot` on AMD's matrix cores, against scripts/triton_amd_dot_reference.py's fixtures.
+// ---------------------------------------------------------------------------------------
+
+fn dot_fixtures() -> Vec<(TritonAmd, serde_json::Value)> {
+    let out = fixture_values("tests/fixtures/triton_amd_dot");
+    assert!(out.len() >= 30, "fixtures missing: {}", out.len());
+    out
+}
+
+fn u32s(v: &serde_json::Value) -> Vec<u32> {
+    v.as_array()
+        .expect("a list")
+        .iter()
+        .map(|x| x.as_u64().expect("a number") as u32)
+        .collect()
+}
+
+fn bases(v: &serde_json::Value) -> Vec<Vec<u64>> {
+    v.as_array()
+        .expect("bases")
+        .iter()
+        .map(|b| {
+            b.as_array()
+                .expect("a basis")
+                .iter()
+                .map(|x| x.as_u64().expect("a number"))
+                .collect()
+        })
+        .collect()
+}
+
+/// Triton's `#ttg.amd_mfma` of a fixture.
+fn tritons_mfma(v: &serde_json::Value) -> tritonc_ir::MfmaLayout {
+    let m = &v["mfma"];
+    tritonc_ir::MfmaLayout {
+        version: m["version"].as_u64().expect("version") as u32,
+        warps_per_cta: u32s(&m["warps_per_cta"]),
+        instr_shape: u32s(&m["instr_shape"]),
+        is_transposed: m["is_transposed"].as_bool().expect("isTransposed"),
+    }
+}
+
+/// Whether tritonc takes a different instruction than Triton here, on purpose: an fp32
+/// dot asking for `tf32` (Triton's `*_xf32` on gfx942) runs on the exact fp32
+/// instruction (crates/tritonc-ttgir/src/accelerate_amd.rs says why).
+fn xf32(v: &serde_json::Value) -> bool {
+    v["signature"].as_str().is_some_and(|s| s.contains("'tf32'"))
+}
+
+/// The MFMA accumulator layout and both operand layouts have, on every fixture's shapes,
+/// the register, lane and warp bases Triton 3.6's `to_linear_layout` gives them: the
+/// per-thread addresses codegen reads operand fragments at and the registers the
+/// instructions fill are these bases.
+#[test]
+fn mfma_linear_layouts_are_tritons() {
+    for (fx, v) in dot_fixtures() {
+        let mfma = tritons_mfma(&v);
+        let m = &v["mfma"];
+        let shape = |k: &str| -> Vec<u64> {
+            u32s(&m[k]).into_iter().map(u64::from).collect()
+        };
+        let kw = m["k_width"].as_u64().expect("kWidth");
+        assert_eq!(mfma.k_width(), kw, "{}", fx.what);
+        for (name, got) in [
+            ("acc", mfma.to_linear(&shape("c_shape"))),
+            ("a", mfma.operand_linear(0, kw, &shape("a_shape"))),
+            ("b", mfma.operand_linear(1, kw, &shape("b_shape"))),
+        ] {
+            let got = got.unwrap_or_else(|e| panic!("{}: {name}: {e}", fx.what));
+            let want = &v["linear"][name];
+            assert_eq!(got.registers, bases(&want["registers"]), "{}: {name} registers", fx.what);
+            assert_eq!(got.lanes, bases(&want["lanes"]), "{}: {name} lanes", fx.what);
+            assert_eq!(got.warps, bases(&want["warps"]), "{}: {name} warps", fx.what);
+        }
+    }
+}
+
+/// tritonc chooses Triton's `#ttg.amd_mfma` (version, warps, instruction, transposition)
+/// for every fixture's dot and prints it as Triton does in `--emit ttgir`.
+#[test]
+fn mfma_layouts_are_chosen_as_triton_chooses_them() {
+    for (fx, v) in dot_fixtures() {
+        let warps = fx.num_warps.to_string();
+        let o = tritonc_in(
+            &root(),
+            &[
+                "compile", &fx.file, "--kernel", &fx.kernel, "--target", &fx.arch,
+                "--signature", &fx.signature, "--num-warps", &warps, "--emit", "ttgir",
+            ],
+        );
+        assert_eq!(o.code, 0, "{}: {}", fx.what, o.stderr);
+        let mut want = tritons_mfma(&v);
+        if xf32(&v) {
+            want.instr_shape = vec![32, 32, 2];
+        }
+        assert!(
+            o.stdout.contains(&format!("#mma = {want}")),
+            "{}: expected {want} in\n{}",
+            fx.what,
+            o.stdout
+        );
+        assert!(o.stdout.contains("-> tensor<"), "{}", fx.what);
+    }
+}
+
+/// Every fixture's code object disassembles (`llvm-objdump --mcpu=ARCH`) with as many
+/// `v_mfma_*` of each kind as Triton 3.6's, and has Triton's kernel-argument metadata.
+#[test]
+fn mfma_dots_issue_tritons_matrix_instructions() {
+    for (fx, v) in dot_fixtures() {
+        let dir = std::env::temp_dir().join(format!(
+            "tritonc-amd-mfma-{}-{}",
+            std::process::id(),
+            fx.what
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let bundle = compile_amd(&fx, &dir);
+        let out = std::process::Command::new("llvm-objdump-22")
+            .args(["-d", &format!("--mcpu={}", fx.arch)])
+            .arg(bundle.join("kernel.hsaco"))
+            .output()
+            .expect("llvm-objdump-22 runs (Debian's llvm-22)");
+        assert!(out.status.success(), "{}", fx.what);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("<unknown>"), "{}: undecodable words", fx.what);
+        let mut got = std::collections::BTreeMap::new();
+        for line in text.lines() {
+            if let Some(m) = line.split_whitespace().next().filter(|m| m.starts_with("v_mfma")) {
+                *got.entry(m.to_string()).or_insert(0u64) += 1;
+            }
+        }
+        let mut want: std::collections::BTreeMap<String, u64> = v["amdgcn"]
+            .as_object()
+            .expect("counts")
+            .iter()
+            .filter(|(k, _)| k.starts_with("v_mfma"))
+            .map(|(k, n)| (k.clone(), n.as_u64().expect("count")))
+            .collect();
+        assert!(!want.is_empty(), "{}: Triton's code has no MFMA", fx.what);
+        if xf32(&v) {
+            // Twice the exact fp32 instructions (K = 2) for the xf32 ones (K = 4).
+            want = want
+                .into_values()
+                .map(|n| ("v_mfma_f32_32x32x2_f32".to_string(), 2 * n))
+                .collect();
+        }
+        assert_eq!(got, want, "{}: v_mfma counts", fx.what);
+        let (args, kernarg) = code_object_args(&bundle.join("kernel.hsaco"));
+        assert_eq!(args, fx.args, "{}: kernel arguments", fx.what);
+        assert_eq!(kernarg, fx.kernarg_bytes, "{}: kernarg size", fx.what);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

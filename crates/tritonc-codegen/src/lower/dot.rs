@@ -40,6 +40,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             }
             return self.lower_dot_mma(op, &mma);
         }
+        if let Some(tritonc_ttgir::Layout::AmdMfma(mfma)) = self.func.value_type(r).encoding() {
+            let mfma = mfma.clone();
+            return self.lower_dot_mfma(op, &mfma);
+        }
         let dims = |this: &Self, v| {
             this.func
                 .value_type(v)

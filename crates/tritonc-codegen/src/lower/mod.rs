@@ -23,6 +23,7 @@ mod fp8;
 mod function;
 mod grid_dep;
 mod memory;
+mod mfma;
 mod mma;
 pub use mma::tf32x3_order;
 mod reduce;

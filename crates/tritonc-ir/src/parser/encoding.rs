@@ -161,6 +161,34 @@ impl Cursor<'_> {
             }
             return Ok(Layout::Mma(layout));
         }
+        if self.eat("#ttg.amd_mfma<{") {
+            let version = self.field_u32("version")?;
+            self.expect(",")?;
+            let warps_per_cta = self.field_list("warpsPerCTA")?;
+            self.expect(",")?;
+            let instr_shape = self.field_list("instrShape")?;
+            self.expect(",")?;
+            self.expect("isTransposed")?;
+            self.expect("=")?;
+            let is_transposed = if self.eat_word("true") {
+                true
+            } else if self.eat_word("false") {
+                false
+            } else {
+                return self.error("expected `true` or `false`");
+            };
+            self.expect("}>")?;
+            let layout = crate::MfmaLayout {
+                version,
+                warps_per_cta,
+                instr_shape,
+                is_transposed,
+            };
+            if let Err(e) = layout.to_linear(&[64, 64]) {
+                return self.error_at(at, e.to_string());
+            }
+            return Ok(Layout::AmdMfma(layout));
+        }
         if self.eat("#ttg.slice<{") {
             if depth >= MAX_SLICE_DEPTH {
                 return self.error_at(at, "slice layouts nested too deeply");
