@@ -812,6 +812,46 @@ fn mfma_dots_issue_tritons_matrix_instructions() {
         let (args, kernarg) = code_object_args(&bundle.join("kernel.hsaco"));
         assert_eq!(args, fx.args, "{}: kernel arguments", fx.what);
         assert_eq!(kernarg, fx.kernarg_bytes, "{}: kernarg size", fx.what);
+        // The LDS requested at launch holds the larger operand as it is staged: rows of
+        // K + kWidth elements, M of them for A and N for B.
+        let meta: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(bundle.join("bundle.json")).expect("bundle.json"),
+        )
+        .expect("JSON");
+        let m = &v["mfma"];
+        let (a, b) = (u32s(&m["a_shape"]), u32s(&m["b_shape"]));
+        let kw = m["k_width"].as_u64().expect("kWidth");
+        let elem = if fx.signature.starts_with("*fp32") {
+            4
+        } else if fx.signature.starts_with("*i8") {
+            1
+        } else {
+            2
+        };
+        let staged = u64::from(a[0].max(b[1])) * (u64::from(a[1]) + kw) * elem;
+        let lds = meta["dynamic_shared_bytes"].as_u64().expect("LDS bytes");
+        assert!(lds >= staged, "{}: {lds} bytes of LDS for {staged} staged", fx.what);
+        assert!(lds <= 65536, "{}: {lds} bytes of LDS", fx.what);
+        // The LDS requested at launch holds the larger operand as it is staged: rows of
+        // K + kWidth elements, M of them for A and N for B.
+        let meta: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(bundle.join("bundle.json")).expect("bundle.json"),
+        )
+        .expect("JSON");
+        let m = &v["mfma"];
+        let (a, b) = (u32s(&m["a_shape"]), u32s(&m["b_shape"]));
+        let kw = m["k_width"].as_u64().expect("kWidth");
+        let elem = if fx.signature.starts_with("*fp32") {
+            4
+        } else if fx.signature.starts_with("*i8") {
+            1
+        } else {
+            2
+        };
+        let staged = u64::from(a[0].max(b[1])) * (u64::from(a[1]) + kw) * elem;
+        let lds = meta["dynamic_shared_bytes"].as_u64().expect("LDS bytes");
+        assert!(lds >= staged, "{}: {lds} bytes of LDS for {staged} staged", fx.what);
+        assert!(lds <= 65536, "{}: {lds} bytes of LDS", fx.what);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

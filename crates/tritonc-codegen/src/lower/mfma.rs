@@ -109,7 +109,8 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 .clone();
             let source = self.linear_of(v, &from)?;
             let regs = self.operand(op, i)?.regs;
-            let rows = shape[i ^ 1];
+            // A is stored as [M][K + kWidth], B as [N][K + kWidth].
+            let rows = shape[i];
             self.claim_shared(rows * row * elem_bytes)?;
             self.shared_write(&regs, elem_ty, &source, &strides, 0, 0)?;
             self.mlir(self.b.barrier())?;
