@@ -5,7 +5,12 @@ and launch config; then assembles both PTX files with the same ptxas for `-arch=
 (so the H200 runs both as compiled here, not JIT-compiled by the driver) and records
 `ptxas -v` for sm_80 and sm_90 (registers, spills, shared memory).
 
-    python3 bench/tc/prepare.py [--tritonc target/release/tritonc] [--out bench/tc/out] [--quick]
+With `--arch sm_90` both sides compile for capability 9.0 instead (tritonc `--target
+sm_90`, Triton `GPUTarget("cuda", 90, 32)`: Hopper's `wgmma`), both PTX files are
+assembled for `-arch=sm_90a`, and the matmul table covers more tiles (64 to 256, 4 and 8
+warps, 3 and 4 stages) and the attention one causal and non-causal forms.
+
+    python3 bench/tc/prepare.py [--tritonc target/release/tritonc] [--out bench/tc/out] [--quick] [--arch sm_90]
 
 bench/tc/run.py times the cases on the GPU."""
 
@@ -29,12 +34,15 @@ import kernels  # noqa: E402
 SIG = {"fp16": "*fp16", "bf16": "*bf16", "fp32": "*fp32", "i8": "*i8", "i32": "*i32"}
 
 
-def cases(quick):
+def cases(quick, arch="sm_80"):
     out = []
     sizes = [4096] if quick else [4096, 8192]
+    tiles = [(128, 256, 64, 8), (128, 128, 64, 4)]
+    if arch == "sm_90":
+        tiles += [(128, 128, 64, 8), (64, 128, 64, 4), (128, 64, 64, 4), (64, 256, 64, 4), (256, 128, 64, 8)]
     for dt in ["fp16", "bf16"]:
         for size in sizes:
-            for (bm, bn, bk, w) in [(128, 256, 64, 8), (128, 128, 64, 4)]:
+            for (bm, bn, bk, w) in tiles:
                 for stages in ([3] if quick else [3, 4]):
                     for form in ["plus_equals", "three_arg"]:
                         if dt == "bf16" and form == "three_arg":
@@ -99,17 +107,21 @@ def main():
     ap.add_argument("--ptxas", default=str(ROOT / ".tools" / "cuda" / "bin" / "ptxas"))
     ap.add_argument("--out", default=str(ROOT / "bench" / "tc" / "out"))
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--arch", default="sm_80", choices=["sm_80", "sm_90"])
     args = ap.parse_args()
+    cap = 90 if args.arch == "sm_90" else 80
+    # The architecture both cubins are assembled for.
+    run_arch = "sm_90a" if cap == 90 else "sm_90"
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     index = []
-    for c in cases(args.quick):
+    for c in cases(args.quick, args.arch):
         d = out / c["name"]
         d.mkdir(exist_ok=True)
         text, names, types, consts, fn, kname = signature(c)
         # tritonc
         cmd = [args.tritonc, "compile", str(ROOT / "bench" / "tc" / "kernels.py"), "--kernel", kname,
-               "--signature", text, "--num-warps", str(c["warps"]), "--num-stages", str(c["stages"]), "--target", "sm_80",
+               "--signature", text, "--num-warps", str(c["warps"]), "--num-stages", str(c["stages"]), "--target", args.arch,
                "-o", str(d / "tritonc"), "--no-cache"]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
@@ -119,27 +131,31 @@ def main():
         meta = json.loads((bundle / "bundle.json").read_text())
         c["tritonc_entry"] = meta["entry"]
         c["tritonc_shared"] = meta.get("dynamic_shared_bytes", 0)
-        c["tritonc_sm80"] = ptxas_v(args.ptxas, bundle / "kernel.ptx", "sm_80")
-        c["tritonc_sm90"] = ptxas_v(args.ptxas, bundle / "kernel.ptx", "sm_90", d / "tritonc.cubin")
+        c["arch"] = args.arch
+        if cap == 80:
+            c["tritonc_sm80"] = ptxas_v(args.ptxas, bundle / "kernel.ptx", "sm_80")
+        c["tritonc_sm90"] = ptxas_v(args.ptxas, bundle / "kernel.ptx", run_arch, d / "tritonc.cubin")
         # Triton
         sig = dict(zip(names, types))
         sig.update({k: "constexpr" for k in consts})
         attrs = {(i,): [["tt.divisibility", 16]] for i in range(len(names))}
         src = ASTSource(fn, sig, consts, attrs)
-        k = triton.compile(src, target=GPUTarget("cuda", 80, 32),
+        k = triton.compile(src, target=GPUTarget("cuda", cap, 32),
                            options={"num_warps": c["warps"], "num_stages": c["stages"]})
         (d / "triton.ptx").write_text(k.asm["ptx"])
         c["triton_entry"] = k.metadata.name
         c["triton_shared"] = k.metadata.shared
-        c["triton_sm80"] = ptxas_v(args.ptxas, d / "triton.ptx", "sm_80")
-        c["triton_sm90"] = ptxas_v(args.ptxas, d / "triton.ptx", "sm_90", d / "triton.cubin")
+        if cap == 80:
+            c["triton_sm80"] = ptxas_v(args.ptxas, d / "triton.ptx", "sm_80")
+        c["triton_sm90"] = ptxas_v(args.ptxas, d / "triton.ptx", run_arch, d / "triton.cubin")
         c["args"] = names
         params = set(re.findall(r"\b" + re.escape(k.metadata.name) + r"_param_(\d+)", k.asm["ptx"]))
         c["triton_extra_args"] = len(params) - len(names)
         index.append(c)
-        t80, r80 = c["tritonc_sm80"], c["triton_sm80"]
-        print(f"{c['name']:44} sm_80 regs/spill/smem tritonc {t80['registers']}/{t80['spill_stores']}/"
-              f"{c['tritonc_shared'] or t80['smem']} Triton {r80['registers']}/{r80['spill_stores']}/{c['triton_shared']}")
+        key = "sm80" if cap == 80 else "sm90"
+        t, r = c[f"tritonc_{key}"], c[f"triton_{key}"]
+        print(f"{c['name']:44} {key} regs/spill/smem tritonc {t['registers']}/{t['spill_stores']}/"
+              f"{c['tritonc_shared'] or t['smem']} Triton {r['registers']}/{r['spill_stores']}/{c['triton_shared']}", flush=True)
     (out / "cases.json").write_text(json.dumps(index, indent=1))
     print(f"{len(index)} cases in {out}")
 

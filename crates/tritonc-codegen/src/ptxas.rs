@@ -52,6 +52,9 @@ impl Ptxas {
     /// Assembles `ptx` for `arch` (e.g. `sm_90`) with `-v`, discarding the cubin, under
     /// the bounds `TRITONC_PTXAS_TIMEOUT` and `TRITONC_PTXAS_MEMORY` set.
     pub fn check(&self, ptx: &str, arch: &str) -> Result<PtxasReport, CodegenError> {
+        // The chip the PTX was compiled for (`sm_90a` for `sm_90`).
+        let chip = tritonc_target::Target::parse(arch).map(|t| t.chip());
+        let arch = chip.as_deref().unwrap_or(arch);
         let bounds = Bounds::from_env().map_err(CodegenError::PtxasBounds)?;
         let driver = tritonc_toolchain::Ptxas::new(&self.path, bounds);
         let assembled = driver.assemble(ptx, arch).map_err(|e| match e {

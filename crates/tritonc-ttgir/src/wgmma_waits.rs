@@ -13,6 +13,13 @@
 //!   retires iteration `i − 1`'s, whose buffer the copies issued after it then refill
 //!   (`tritonc-pipeline-loops` copies into the previous iteration's buffer in `wgmma`
 //!   loops). After the loop, `{pendings = 0}` on the loop's result retires the last one;
+//! - no wait of its own for a loop's accumulation whose result is only the loop's next
+//!   accumulator when an earlier dot of the body is waited for with `{pendings = 0}`
+//!   before any use of that accumulator (attention's `P·V` after `Q·Kᵀ`): the dot stays
+//!   in flight into the next iteration, where the earlier dot's wait retires it too —
+//!   the accumulator passes through that wait (an operand and a result of it), so no
+//!   read of it can move above the wait — and `{pendings = 0}` after the loop retires
+//!   the last one (Triton's `warp_group_dot_wait` on `%qk, %q, %kT, %acc`);
 //! - `{pendings = 0}` for every other dot (its operands staged through scratch or read
 //!   from registers, or its result used in the loop): the wait follows the dot at once.
 
@@ -44,6 +51,20 @@ impl GpuPass for WgmmaWaits {
             })
             .collect();
         for dot in dots {
+            if let Some((for_op, k, earlier)) = deferred_accumulation(func, dot) {
+                // Carried in flight to the next iteration's `earlier` wait.
+                let body = func.op(dot).parent().expect("invariant: the dot is in the body");
+                let acc_arg = func.block(body).args()[k + 1];
+                let uses: Vec<_> = func.uses(acc_arg).to_vec();
+                let ty = func.value_type(acc_arg).clone();
+                func.push_operand(earlier, acc_arg);
+                let passed = func.add_result(earlier, ty);
+                for u in uses {
+                    func.set_operand(u.op, u.operand as usize, passed);
+                }
+                drain_after_loop(func, for_op, k);
+                continue;
+            }
             let carried = async_accumulation(func, dot);
             let d = func.op(dot).results()[0];
             let uses: Vec<_> = func.uses(d).to_vec();
@@ -52,21 +73,57 @@ impl GpuPass for WgmmaWaits {
                 func.set_operand(u.op, u.operand as usize, wait);
             }
             if let Some((for_op, k)) = carried {
-                let r = func.op(for_op).results()[k];
-                let uses: Vec<_> = func.uses(r).to_vec();
-                if uses.is_empty() {
-                    // Nothing reads the result: the wait still drains the group.
-                    wait_after(func, for_op, r, 0);
-                    continue;
-                }
-                let done = wait_after(func, for_op, r, 0);
-                for u in uses {
-                    func.set_operand(u.op, u.operand as usize, done);
-                }
+                drain_after_loop(func, for_op, k);
             }
         }
         Ok(())
     }
+}
+
+/// `{pendings = 0}` on result `k` of `for_op` right after the loop, read by every use of
+/// that result (none: the wait still drains the group).
+fn drain_after_loop(f: &mut Function, for_op: OpId, k: usize) {
+    let r = f.op(for_op).results()[k];
+    let uses: Vec<_> = f.uses(r).to_vec();
+    let done = wait_after(f, for_op, r, 0);
+    for u in uses {
+        f.set_operand(u.op, u.operand as usize, done);
+    }
+}
+
+/// For a dot whose result is only the loop's next accumulator `k`: the earlier
+/// `{pendings = 0}` wait of the body that precedes every use of the accumulator, when
+/// there is one.
+fn deferred_accumulation(f: &Function, dot: OpId) -> Option<(OpId, usize, OpId)> {
+    let data = f.op(dot);
+    let d = data.results()[0];
+    let body = data.parent()?;
+    let for_op = f.block_parent_op(body)?;
+    if !matches!(f.kind(for_op), OpKind::For { .. }) {
+        return None;
+    }
+    let [u] = f.uses(d)[..] else { return None };
+    if !f.kind(u.op).is_terminator() || f.op(u.op).parent() != Some(body) {
+        return None;
+    }
+    let k = u.operand as usize;
+    let acc_arg = f.block(body).args().get(k + 1).copied()?;
+    let ops = f.block(body).ops();
+    let at = |op: OpId| ops.iter().position(|&o| o == op);
+    let dot_at = at(dot)?;
+    // Every use of the accumulator is an op of the body itself (not nested).
+    let first_use = f
+        .uses(acc_arg)
+        .iter()
+        .map(|u| at(u.op))
+        .collect::<Option<Vec<_>>>()?
+        .into_iter()
+        .min()?;
+    ops[..first_use.min(dot_at)]
+        .iter()
+        .copied()
+        .find(|&o| matches!(f.kind(o), OpKind::WarpGroupDotWait { pendings: 0 }))
+        .map(|w| (for_op, k, w))
 }
 
 /// A `ttng.warp_group_dot_wait {pendings}` of `v` right after `op`; its result.

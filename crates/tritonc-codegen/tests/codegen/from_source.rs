@@ -341,9 +341,12 @@ fn loops_scans_and_dots_lower_to_the_expected_instructions() {
         k.ptx
     );
     assert!(k.ptx.contains("bar.sync"), "{}", k.ptx);
-    // A tensor-core dot on sm_90 (mma.sync, fragments by ldmatrix); on sm_75, the FMA
-    // path: fp16 operands widened exactly, one fma per product.
+    // A tensor-core dot on sm_90 (wgmma from swizzled shared memory), on sm_80
+    // (mma.sync, fragments by ldmatrix); on sm_75, the FMA path: fp16 operands widened
+    // exactly, one fma per product.
     let k = compile_example("matmul.py", "matmul_kernel", example_goldens()[4].3, 4, 90);
+    assert!(k.ptx.contains("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"), "{}", k.ptx);
+    let k = compile_example("matmul.py", "matmul_kernel", example_goldens()[4].3, 4, 80);
     assert!(k.ptx.contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), "{}", k.ptx);
     assert!(k.ptx.contains("ldmatrix.sync.aligned"), "{}", k.ptx);
     assert!(!k.dynamic_shared);

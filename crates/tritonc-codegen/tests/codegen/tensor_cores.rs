@@ -350,3 +350,88 @@ fn a_block_over_the_targets_shared_memory_is_a_compile_error() {
         .expect_err("over the limit");
     assert!(err.contains("bytes of shared memory per block") && err.contains("sm_80"), "{err}");
 }
+
+/// The `wgmma` instructions (`wgmma.mma_async.sync.aligned.…`) of `ptx`, sorted.
+fn wgmma_instructions(ptx: &str) -> Vec<String> {
+    let mut found: Vec<String> = ptx
+        .split(|c: char| c.is_whitespace() || c == ';' || c == '"')
+        .filter(|w| w.starts_with("wgmma.mma_async.sync.aligned."))
+        .map(str::to_string)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+#[test]
+fn sm_90_dots_use_tritons_wgmma_instructions_buffers_and_descriptors() {
+    // tests/fixtures/triton/wgmma.json (scripts/triton_wgmma.py): Triton 3.6's sm_90 code
+    // for a K loop over tiles of 32 to 256, fp16/bf16/tf32/fp8/int8, B N- or K-major.
+    let path = workspace_root().join("tests/fixtures/triton/wgmma.json");
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the fixture exists")).expect("JSON");
+    let ptxas = Ptxas::locate(&workspace_root());
+    let mut checked = 0;
+    for case in fixture["cases"].as_array().expect("cases") {
+        let name = case["name"].as_str().expect("name");
+        let dt = case["dtype"].as_str().unwrap();
+        let acc = case["acc"].as_str().unwrap();
+        let block: Vec<u64> = case["block"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        let kmajor = if case["b_k_major"].as_bool().unwrap() { "True" } else { "False" };
+        let sig = format!(
+            "*{dt}:16, *{dt}:16, *{acc}:16, i32:16, i32:16, i32:16, {}, {}, {}, {kmajor}, 'tf32'",
+            block[0], block[1], block[2]
+        );
+        let launch = tritonc_sema::LaunchOptions {
+            num_warps: case["num_warps"].as_u64().unwrap() as u32,
+            num_stages: 3,
+            ..tritonc_sema::LaunchOptions::default()
+        };
+        let source = case["source"].as_str().unwrap();
+        let k = crate::from_source::compile_source_with("mm.py", source, "matmul", &sig, launch, 90)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let want: Vec<String> = case["wgmma"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+        assert_eq!(wgmma_instructions(&k.ptx), want, "{name}");
+        if want.is_empty() {
+            // Triton keeps `mma.sync` (fewer than 64 rows or 4 warps): so does tritonc.
+            assert!(k.ptx.contains("mma.sync.aligned"), "{name}");
+            continue;
+        }
+        assert!(k.ptx.contains(".target sm_90a"), "{name}");
+        assert!(k.ptx.contains("wgmma.fence.sync.aligned") && k.ptx.contains("wgmma.commit_group.sync.aligned"));
+        // Both operands copied by `cp.async` into Triton's buffers: the same bytes.
+        let buffers: Vec<&str> = case["buffers"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        let elem: u64 = match dt {
+            "fp16" | "bf16" => 2,
+            "fp32" => 4,
+            _ => 1,
+        };
+        if buffers.len() == 2 {
+            let bytes: u64 = buffers
+                .iter()
+                .map(|b| b.trim_end_matches('x').split('x').map(|d| d.parse::<u64>().unwrap()).product::<u64>() * elem)
+                .sum();
+            assert_eq!(u64::from(k.shared_bytes), bytes, "{name}: shared bytes");
+            // In flight across iterations: one group waited for in the loop, all after it.
+            let words = k.ptx.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(words.contains("wgmma.wait_group.sync.aligned 1;"), "{name}");
+            assert!(words.contains("wgmma.wait_group.sync.aligned 0;"), "{name}");
+        }
+        // Triton's descriptor constants (swizzle, stride and leading byte offsets), and
+        // its transpose immediates for 16-bit types.
+        for d in case["descriptor_bits"].as_array().unwrap() {
+            let bits = u64::from_str_radix(d.as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+            let text = [format!(", {};", bits), format!(", {};", bits as i64)];
+            assert!(text.iter().any(|t| k.ptx.contains(t.as_str())), "{name}: descriptor {d} missing");
+        }
+        for st in case["scale_trans"].as_array().unwrap() {
+            assert!(k.ptx.contains(&format!("p, {};", st.as_str().unwrap())), "{name}: immediates {st}");
+        }
+        if let Some(p) = &ptxas {
+            let report = p.check(&k.ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: ptxas: {e}"));
+            assert!(report.log.contains(" 0 bytes spill stores") || !report.log.contains("spill stores"), "{name}: {}", report.log);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} wgmma cases checked");
+}
