@@ -33,11 +33,13 @@
 //! scripts/triton_amd_dot_reference.py (tests/fixtures/triton_amd_dot) record Triton's
 //! choices; the tests below compare every one.
 
+use std::collections::HashMap;
+
 use tritonc_ir::layout::Layout;
 use tritonc_ir::{DType, Function, MfmaLayout, OpId, OpKind, Value};
 use tritonc_target::Target;
 
-use crate::assign::is_elementwise;
+use crate::assign::{is_elementwise, LayoutAssignment};
 
 /// The MFMA version of `target` (2: gfx90a, 3: gfx942), or `None` when it has no matrix
 /// cores tritonc drives.
@@ -123,6 +125,48 @@ pub fn mfma_layout_for(func: &Function, dot: OpId, num_warps: u32, version: Opti
         instr_shape: instr.to_vec(),
         is_transposed: true,
     }))
+}
+
+/// Stores of a value computed from an MFMA-layout value (a dot's result) by elementwise
+/// ops (the epilogue's activation and cast) are done in that layout, as Triton 3.6's AMD
+/// code does them: each lane's four N-consecutive results go out as one vector, the
+/// pointers and masks are index math rebuilt in the layout, and the block makes no round
+/// trip through LDS.
+pub(crate) fn stores_in_mfma_layout(func: &Function, a: &LayoutAssignment) -> HashMap<OpId, Layout> {
+    let mut stores = HashMap::new();
+    for op in crate::control::code_ops(func) {
+        if !matches!(func.kind(op), OpKind::Store { .. }) {
+            continue;
+        }
+        let Some(&value) = func.op(op).operands().get(1) else {
+            continue;
+        };
+        if let Some(l) = mfma_source(func, a, value) {
+            stores.insert(op, l);
+        }
+    }
+    stores
+}
+
+/// The MFMA layout `v` is computed from through elementwise ops, if any.
+fn mfma_source(func: &Function, a: &LayoutAssignment, v: Value) -> Option<Layout> {
+    let mut work = vec![v];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) || seen.len() > 256 {
+            continue;
+        }
+        if let Some(l @ Layout::AmdMfma(_)) = a.layout(v) {
+            return Some(l.clone());
+        }
+        let Some(def) = func.defining_op(v) else {
+            continue;
+        };
+        if is_elementwise(func.kind(def)) {
+            work.extend(func.op(def).operands().iter().copied());
+        }
+    }
+    None
 }
 
 /// Triton's `warpsPerTile` for an MFMA dot of `non_k`×`non_k` instruction tiles.

@@ -226,7 +226,8 @@ pub fn assign_layouts_for(
     )?;
     let mut presets = carried_presets(func, &first);
     presets.extend(rematerialized_loads(func, &first));
-    let stores = stores_in_carried_layout(func, &first, &presets);
+    let mut stores = stores_in_carried_layout(func, &first, &presets);
+    stores.extend(crate::accelerate_amd::stores_in_mfma_layout(func, &first));
     if presets.is_empty() && stores.is_empty() {
         return Ok(first);
     }

@@ -820,7 +820,8 @@ fn mfma_dots_issue_tritons_matrix_instructions() {
         .expect("JSON");
         let m = &v["mfma"];
         let (a, b) = (u32s(&m["a_shape"]), u32s(&m["b_shape"]));
-        let kw = m["k_width"].as_u64().expect("kWidth");
+        // (The exact fp32 instruction tritonc takes for `tf32` has kWidth 1.)
+        let kw = if xf32(&v) { 1 } else { m["k_width"].as_u64().expect("kWidth") };
         let elem = if fx.signature.starts_with("*fp32") {
             4
         } else if fx.signature.starts_with("*i8") {
@@ -840,7 +841,8 @@ fn mfma_dots_issue_tritons_matrix_instructions() {
         .expect("JSON");
         let m = &v["mfma"];
         let (a, b) = (u32s(&m["a_shape"]), u32s(&m["b_shape"]));
-        let kw = m["k_width"].as_u64().expect("kWidth");
+        // (The exact fp32 instruction tritonc takes for `tf32` has kWidth 1.)
+        let kw = if xf32(&v) { 1 } else { m["k_width"].as_u64().expect("kWidth") };
         let elem = if fx.signature.starts_with("*fp32") {
             4
         } else if fx.signature.starts_with("*i8") {
