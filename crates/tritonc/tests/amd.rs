@@ -857,3 +857,58 @@ fn mfma_dots_issue_tritons_matrix_instructions() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// Dots the matrix cores do not take here stay on the FMA path and compile: an fp16
+/// accumulator, a block below a 16×16 instruction, and a chain of two dots (attention's
+/// shape); no `#ttg.amd_mfma`, no `v_mfma`.
+#[test]
+fn dots_off_the_matrix_cores_keep_the_fma_path() {
+    let dir = std::env::temp_dir().join(format!("tritonc-amd-fma-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(
+        dir.join("k.py"),
+        "import triton\nimport triton.language as tl\n\n\n\
+         @triton.jit\n\
+         def tile(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,\n\
+         \x20        HALF: tl.constexpr):\n\
+         \x20   m = tl.arange(0, M)\n\
+         \x20   n = tl.arange(0, N)\n\
+         \x20   k = tl.arange(0, K)\n\
+         \x20   a = tl.load(a_ptr + m[:, None] * K + k[None, :])\n\
+         \x20   b = tl.load(b_ptr + k[:, None] * N + n[None, :])\n\
+         \x20   if HALF:\n\
+         \x20       c = tl.dot(a, b, out_dtype=tl.float16)\n\
+         \x20   else:\n\
+         \x20       c = tl.dot(a, b)\n\
+         \x20   tl.store(c_ptr + m[:, None] * N + n[None, :], c)\n\n\n\
+         @triton.jit\n\
+         def chain(q_ptr, k_ptr, v_ptr, o_ptr, D: tl.constexpr):\n\
+         \x20   r = tl.arange(0, D)\n\
+         \x20   q = tl.load(q_ptr + r[:, None] * D + r[None, :])\n\
+         \x20   k = tl.load(k_ptr + r[:, None] * D + r[None, :])\n\
+         \x20   v = tl.load(v_ptr + r[:, None] * D + r[None, :])\n\
+         \x20   p = tl.dot(q, k).to(tl.float16)\n\
+         \x20   tl.store(o_ptr + r[:, None] * D + r[None, :], tl.dot(p, v))\n",
+    )
+    .expect("kernel");
+    for (kernel, signature) in [
+        ("tile", "*fp16:16, *fp16:16, *fp16:16, 64, 64, 32, True"),
+        ("tile", "*fp16:16, *fp16:16, *fp32:16, 8, 8, 16, False"),
+        ("chain", "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 32"),
+    ] {
+        for arch in ["gfx942", "gfx90a"] {
+            let o = tritonc_in(
+                &dir,
+                &[
+                    "compile", "k.py", "--kernel", kernel, "--target", arch, "--signature",
+                    signature, "--emit", "ttgir,amdgcn", "--no-cache",
+                ],
+            );
+            assert_eq!(o.code, 0, "{kernel} {signature} {arch}: {}", o.stderr);
+            assert!(o.stdout.contains("tt.dot"), "{kernel} {signature}");
+            assert!(!o.stdout.contains("amd_mfma"), "{kernel} {signature} {arch}");
+            assert!(!o.stdout.contains("v_mfma"), "{kernel} {signature} {arch}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
