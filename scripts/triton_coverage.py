@@ -473,6 +473,42 @@ def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     tl.store(y_ptr + r, -1, mask=~mask)
 """
 
+# vllm's `_topk_index_kernel` and others: private helpers of `triton.language.standard`
+# and `triton.language.core` reached through `tl.standard.X`, `tl.core.X` or an import.
+PRIVATE_HELPERS = """
+from triton.language.standard import _log2
+
+
+@triton.jit
+def kernel(x_ptr, N: tl.constexpr):
+    L: tl.constexpr = tl.standard._log2(N)
+    P: tl.constexpr = tl.standard._is_power_of_two(N)
+    M: tl.constexpr = _log2(N * 4 + 1)
+    Z: tl.constexpr = tl.core.CONSTEXPR_0
+    tl.store(x_ptr + tl.arange(0, 16), tl.full((16,), L * 10000 + M * 100 + P * 10 + Z, tl.int32))
+"""
+
+
+def private_dtype(expr: str) -> str:
+    """A kernel storing `bits * 10 + signed` of the dtype `expr` gives."""
+    return f"""
+@triton.jit
+def kernel(x_ptr, N: tl.constexpr):
+    dt: tl.constexpr = {expr}
+    tl.store(x_ptr + tl.arange(0, 16), tl.full((16,), dt.primitive_bitwidth * 10 + dt.is_int_signed(), tl.int32))
+"""
+
+
+def private_combine(reduction: str) -> str:
+    return f"""
+@triton.jit
+def kernel(x_ptr, y_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    x = tl.load(x_ptr + r)
+    tl.store(y_ptr + r, {reduction})
+"""
+
+
 CASES: list[tuple[str, str, dict, str]] = [
     ("none_for_optional_pointer", OPTIONAL_BIAS, {"x_ptr": "*fp32", "b_ptr": None, "n": "i32", "BLOCK": 128},
      "*fp32, None, i32, 128"),
@@ -585,6 +621,31 @@ def kernel(x_ptr, y_ptr):
         ("full_of_pointer_int32", "tl.store(y_ptr, tl.full((), x_ptr, tl.int32))"),
         ("store_pointer_to_int64_pointer", "tl.store(y_ptr, x_ptr)"),
     )],
+    *[(f"private_helper_log2_{n}", PRIVATE_HELPERS, {"x_ptr": "*i32", "N": n}, f"*i32, {n}")
+      for n in (1, 2, 16, 24, 1000)],
+    ("private_helper_log2_runtime", """
+@triton.jit
+def kernel(x_ptr, n):
+    tl.store(x_ptr, tl.standard._log2(n))
+""", {"x_ptr": "*i32", "n": "i32"}, "*i32, i32"),
+    *[(f"private_helper_{name}", private_dtype(expr), {"x_ptr": "*i32", "N": 16}, "*i32, 16") for name, expr in (
+        ("core_get_int_dtype_u16", "tl.core.get_int_dtype(16, False)"),
+        ("core_get_int_dtype_i1", "tl.core.get_int_dtype(1, True)"),
+        ("standard_get_int_dtype_kw", "tl.standard._get_int_dtype(bitwidth=64, signed=True)"),
+        ("core_get_int_dtype_12", "tl.core.get_int_dtype(12, True)"),
+        ("pick_sum_dtype_i8", "tl.standard._pick_sum_dtype(tl.int8, None)"),
+        ("pick_sum_dtype_u16", "tl.standard._pick_sum_dtype(tl.uint16, None)"),
+        ("pick_sum_dtype_i1", "tl.standard._pick_sum_dtype(tl.int1, None)"),
+        ("pick_sum_dtype_given", "tl.standard._pick_sum_dtype(tl.int8, tl.int64)"),
+    )],
+    *[(f"private_helper_{name}", private_combine(expr), {"x_ptr": "*fp32", "y_ptr": "*fp32", "N": 64},
+       "*fp32, *fp32, 64") for name, expr in (
+        ("sum_combine", "tl.reduce(x, 0, tl.standard._sum_combine) + x"),
+        ("prod_combine_scan", "tl.associative_scan(x, 0, tl.standard._prod_combine)"),
+        ("elementwise_max", "tl.reduce(x, 0, tl.standard._elementwise_max) + x"),
+        ("argmax_combine", "tl.reduce((x, r), 0, tl.standard._argmax_combine_tie_break_left)[1] + x"),
+        ("argmax_combine_one_operand", "tl.reduce(x, 0, tl.standard._argmax_combine_tie_break_left) + x"),
+    )],
     ("builtin_range_keyword", """
 @triton.jit
 def kernel(x_ptr, n):
@@ -652,6 +713,24 @@ def run_case(name: str, body: str, launch: dict, signature: str) -> dict:
     return entry
 
 
+def private_names() -> dict:
+    """The names of `triton.language.standard` and `triton.language.core` that
+    `triton.language` does not export, by kind."""
+    import triton.language as tl
+    import triton.language.core as core
+    import triton.language.standard as standard
+    from triton.runtime.jit import ConstexprFunction, JITFunction
+
+    public = set(dir(tl))
+    std = {n: getattr(standard, n) for n in dir(standard) if not n.startswith("__")}
+    return {
+        "standard_public": sorted(n for n in std if not n.startswith("_") and n in public),
+        "standard_constexpr": sorted(n for n, v in std.items() if n not in public and isinstance(v, ConstexprFunction)),
+        "standard_jit": sorted(n for n, v in std.items() if n not in public and isinstance(v, JITFunction)),
+        "core_only": sorted(n for n in dir(core) if not n.startswith("__") and n not in public),
+    }
+
+
 def main() -> int:
     results = []
     for case in CASES:
@@ -659,7 +738,7 @@ def main() -> int:
         r = results[-1]
         print(f"{r['name']}: {'accepted ' + json.dumps(r['facts']) if r['accepted'] else r['error']}")
     doc = {"triton_version": triton.__version__, "target": "cuda:90", "none_argument_type": mangle_type(None),
-           "cases": results}
+           "private_names": private_names(), "cases": results}
     OUT.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"wrote {OUT.relative_to(REPO_ROOT)}")
     return 0

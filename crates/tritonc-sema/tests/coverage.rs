@@ -146,6 +146,12 @@ fn expected_rejection(name: &str) -> (&'static str, &'static str) {
         "descriptor_int64_offset" => ("E0335", "[o, 0]"),
         "descriptor_offsets_count" => ("E0335", "[0]"),
         "descriptor_block_of_pointers" => ("E0335", "x_ptr + tl.arange(0, 16)"),
+        "private_helper_log2_runtime" => ("E0309", "n"),
+        "private_helper_core_get_int_dtype_12" => ("E0311", "tl.core.get_int_dtype(12, True)"),
+        "private_helper_argmax_combine_one_operand" => (
+            "E0330",
+            "tl.reduce(x, 0, tl.standard._argmax_combine_tie_break_left)",
+        ),
         other => panic!("no expectation for the rejected case {other}"),
     }
 }
@@ -260,7 +266,11 @@ fn front_end_agrees_with_triton_on_real_world_constructs() {
                         failures.push(format!("{name}: xori constants {got:?}, Triton {want:?}"));
                     }
                 }
-                if name == "num_threads" {
+                // `tl.core.CONSTEXPR_0`, `tl.standard._log2`, `get_int_dtype`, ... fold
+                // to the constants Triton's do.
+                if name == "num_threads"
+                    || (name.starts_with("private_helper_") && facts.contains_key("i32_constants"))
+                {
                     let want: Vec<i128> = facts["i32_constants"]
                         .as_array()
                         .unwrap()
@@ -444,4 +454,26 @@ fn descriptor_methods_on_a_pointer_name_tensor_descriptors() {
             .any(|n| n.contains("host-side `TensorDescriptor`")),
         "{d:?}"
     );
+}
+
+/// The private names of `triton.language.standard` / `core` tritonc knows are exactly
+/// the wheel's, so none is reported as a name Triton does not have.
+#[test]
+fn private_names_of_standard_and_core_are_the_wheels() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/triton/coverage.json"
+    );
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the fixture exists"))
+            .expect("JSON");
+    for (kind, ours) in tritonc_sema::builtins::private::listed_names() {
+        let wheel: Vec<&str> = fixture["private_names"][kind]
+            .as_array()
+            .unwrap_or_else(|| panic!("{kind} in the fixture"))
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(ours, wheel, "{kind}");
+    }
 }

@@ -21,6 +21,7 @@ mod dot;
 mod libdevice;
 mod math;
 pub mod names;
+pub mod private;
 mod random;
 mod reduce;
 mod scan;
@@ -233,6 +234,9 @@ pub const IMPLEMENTED: &[(&str, BuiltinFn)] = &[
 /// Calls a builtin.
 pub fn dispatch(cx: &mut LowerCx<'_>, call: &BuiltinCall) -> Result<SemaValue, Diagnostic> {
     let path = &*call.path;
+    if let Some(r) = private::dispatch(call) {
+        return r;
+    }
     if let Some(f) = family_route(call) {
         return f(cx, call);
     }

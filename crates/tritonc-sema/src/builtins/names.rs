@@ -199,7 +199,9 @@ pub fn module_attr(module: &str, attr: &str) -> Result<Option<Constexpr>, Unmode
             a if TRITON_NAMES.contains(&a) => Some(Constexpr::builtin(&format!("triton.{a}"))),
             _ => None,
         }),
-        "triton.language" | "triton.language.core" => Ok(tl_attr(attr)),
+        "triton.language" => Ok(tl_attr(attr)),
+        "triton.language.core" => super::private::core_attr(attr),
+        "triton.language.standard" => super::private::standard_attr(attr),
         "triton.language.math" => Ok(TL_MATH_NAMES
             .contains(&attr)
             .then(|| Constexpr::builtin(&format!("triton.language.{attr}")))),
@@ -218,7 +220,7 @@ pub fn module_attr(module: &str, attr: &str) -> Result<Option<Constexpr>, Unmode
 }
 
 /// Resolves `triton.language.<attr>`.
-fn tl_attr(attr: &str) -> Option<Constexpr> {
+pub(crate) fn tl_attr(attr: &str) -> Option<Constexpr> {
     if let Some(d) = DType::from_triton_name(attr) {
         return Some(Constexpr::dtype(d));
     }

@@ -100,6 +100,25 @@ pub(super) fn wrap_axis(
 pub(super) fn jit_fn(a: &(SemaValue, Span), what: &str) -> Result<Combine, Diagnostic> {
     match &a.0 {
         SemaValue::Const(Constexpr::Function(f)) => Ok(Combine::Jit(f.clone(), a.1)),
+        // The combiners of Triton's standard library (`tl.standard._sum_combine`), as
+        // the builtin reductions that use them combine.
+        SemaValue::Const(Constexpr::Builtin(p)) if p.starts_with("triton.language.standard._") => {
+            let name = &p["triton.language.standard.".len()..];
+            let arg = |max, tie_break_left| Combine::ArgMinMax { max, tie_break_left };
+            Ok(match name {
+                "_sum_combine" => Combine::Binary(BinaryKind::Add),
+                "_prod_combine" => Combine::Binary(BinaryKind::Mul),
+                "_xor_combine" => Combine::Binary(BinaryKind::Xor),
+                "_or_combine" => Combine::Binary(BinaryKind::Or),
+                "_elementwise_max" => Combine::Binary(BinaryKind::Maximum),
+                "_elementwise_min" => Combine::Binary(BinaryKind::Minimum),
+                "_argmax_combine_tie_break_left" => arg(true, true),
+                "_argmax_combine_tie_break_fast" => arg(true, false),
+                "_argmin_combine_tie_break_left" => arg(false, true),
+                "_argmin_combine_tie_break_fast" => arg(false, false),
+                _ => return Err(super::private::unmodelled_jit_helper(name, a.1)),
+            })
+        }
         other => Err(Diagnostic::error(
             codes::INVALID_COMBINE_FN,
             format!("{what} must be a `@triton.jit` function"),
@@ -140,6 +159,25 @@ fn combine_values(
         .iter()
         .map(|&v| SemaValue::Tensor(cx.tensor(v)))
         .collect();
+    // A standard-library combiner passed by the user takes a fixed number of operands
+    // (Triton: a `TypeError` calling it with the wrong count).
+    let takes = match combine {
+        Combine::Binary(_) => Some(1),
+        Combine::ArgMinMax { .. } => Some(2),
+        Combine::Jit(..) => None,
+    };
+    if let Some(n) = takes.filter(|&n| n != lhs.len()) {
+        return Err(Diagnostic::error(
+            codes::INVALID_COMBINE_FN,
+            format!(
+                "this combiner takes {} argument(s) but the reduction has {} operand(s) (it is called with {})",
+                2 * n,
+                lhs.len(),
+                2 * lhs.len()
+            ),
+        )
+        .with_primary(span, ""));
+    }
     match combine {
         Combine::Binary(kind) => {
             let v = arith::binary(cx, *kind, l[0].clone(), r[0].clone(), span)?;

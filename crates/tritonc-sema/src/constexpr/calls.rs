@@ -152,6 +152,9 @@ pub fn call(
         )
         .with_primary(func_span, ""));
     };
+    if crate::builtins::private::is_constexpr_helper(path) {
+        return crate::builtins::private::evaluate(path, args, kwargs, span);
+    }
     let name = path.rsplit('.').next().unwrap_or(path);
     if !kwargs.is_empty() && !matches!(&**path, "triton.language.constexpr") {
         return Err(Diagnostic::error(
