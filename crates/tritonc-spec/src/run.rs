@@ -796,7 +796,7 @@ fn prepare_with(
             num_warps: spec.num_warps,
             num_stages: spec.num_stages,
             // As Triton: the launch's debug option or the decorator's `debug=True`.
-            debug: spec.debug || jit_debug(&parsed.module, &kernel_name),
+            debug: spec.debug || scope.debug.contains(&kernel_name),
             triton_version: scopes.triton_version(&kernel_path),
             ..LaunchOptions::default()
         },

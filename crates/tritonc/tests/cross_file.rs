@@ -293,10 +293,10 @@ fn a_placeholder_decorator_makes_no_kernel() {
 #[test]
 fn lint_sees_kernels_decorated_through_a_reexport() {
     // scale.py: `_scaled`, `scale_kernel`, `tuned_copy_kernel`; scale_direct.py: two;
-    // relative.py: two. `placeholder_only.py` has none.
+    // relative.py: two; debug_gather.py: one. `placeholder_only.py` has none.
     let (code, out, err) = tritonc_in("reexport", &["lint", "rpkg"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("7 kernels in 9 files"), "{out}{err}");
+    assert!(out.contains("8 kernels in 10 files"), "{out}{err}");
     // Each is lowered (no "checked at the source level only" note).
     let (_, out, err) = tritonc_in(
         "reexport",
@@ -304,4 +304,19 @@ fn lint_sees_kernels_decorated_through_a_reexport() {
     );
     assert!(!format!("{out}{err}").contains("TRI001"), "{out}{err}");
     assert!(out.contains("3 kernels in 1 file"), "{out}{err}");
+}
+
+#[test]
+fn debug_true_through_a_reexport_of_triton_turns_debug_mode_on_for_run() {
+    // `@triton.jit(debug=True)` spelled through `rpkg.triton_utils`: the spec does not ask
+    // for debug mode, the decorator does, so the interpreter checks the device assert
+    // (indices 4000..4095 of a 4000-element source) and stops there, as Triton's launcher
+    // compiles the kernel with `debug=True`.
+    let (code, out, err) = tritonc_in("reexport", &["run", "debug_gather.toml", "--interpret"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("error[E0607]: device assertion failed: gather index out of bounds"),
+        "{err}"
+    );
+    assert!(err.contains("in program 31, lane 32"), "{err}");
 }

@@ -40,6 +40,10 @@ pub struct ModuleScope {
     pub functions: IndexMap<String, Arc<FunctionDef>>,
     /// `@jit(noinline=True)` functions (tritonc inlines them anyway).
     pub noinline: Vec<String>,
+    /// `@jit(debug=True)` functions: launched as kernels, they run in debug mode (found
+    /// by the same discovery as the functions, so a decorator reached through a
+    /// project's re-export of `triton` counts).
+    pub debug: Vec<String>,
     /// Module-level functions that are not `@jit` (host code, `libentry`-style wrappers).
     pub plain_functions: Vec<String>,
     /// `@triton.constexpr_function` / `@tl.constexpr` functions: plain Python kernels call
@@ -114,6 +118,9 @@ impl ModuleScope {
             scope.functions.insert(k.name.clone(), k.def.clone());
             if k.jit.noinline {
                 scope.noinline.push(k.name.clone());
+            }
+            if k.jit.debug == Some(true) {
+                scope.debug.push(k.name.clone());
             }
         }
         for g in &index.constexpr_globals {
