@@ -216,6 +216,13 @@ impl<'a> Program<'a> {
                 let to = self.result_dtype(op)?;
                 Val::new(self.result_shape(op)?, extern_call(symbol, &ops, to)?)
             }
+            // Target assembly has no CPU meaning (tritonc-sema's `builtins/inline_asm.rs`).
+            OpKind::ElementwiseInlineAsm { .. } => {
+                return Err(RuntimeError::unsupported(
+                    "`tl.inline_asm_elementwise`: its target assembly (PTX) cannot run on the CPU; \
+                     run the kernel on a GPU (`tritonc run` without `--interpret`)",
+                ))
+            }
             OpKind::Load { .. } => self.load(op, &ops)?,
             OpKind::Store { .. } => {
                 self.store(op, &ops)?;

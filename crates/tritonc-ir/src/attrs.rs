@@ -95,6 +95,17 @@ pub fn op_attrs(kind: &OpKind) -> Vec<(&'static str, Attr)> {
             out.push(("symbol", Attr::Str(symbol.clone())));
             out.push(("pure", Attr::Bool(*pure)));
         }
+        ElementwiseInlineAsm {
+            asm,
+            constraints,
+            pure,
+            pack,
+        } => {
+            out.push(("asm_string", Attr::Str(asm.clone())));
+            out.push(("constraints", Attr::Str(constraints.clone())));
+            out.push(("packed_element", Attr::Int(i64::from(*pack), DType::I32)));
+            out.push(("pure", Attr::Bool(*pure)));
+        }
         Load {
             cache,
             evict,
@@ -330,6 +341,12 @@ pub fn kind_from_parts(name: &str, entries: Vec<(String, Attr)>) -> Result<OpKin
                 libname: d.string("libname")?,
                 libpath: d.string("libpath")?,
                 symbol: d.string("symbol")?,
+                pure: d.bool("pure")?.ok_or("missing attribute `pure`")?,
+            },
+            "tt.elementwise_inline_asm" => ElementwiseInlineAsm {
+                asm: d.string("asm_string")?,
+                constraints: d.string("constraints")?,
+                pack: d.req_int("packed_element")?,
                 pure: d.bool("pure")?.ok_or("missing attribute `pure`")?,
             },
             "tt.load" => Load {

@@ -450,6 +450,26 @@ impl<'f> Builder<'f> {
         self.one(kind, args, ty)
     }
 
+    /// `tt.elementwise_inline_asm`: one result of each type in `tys`.
+    pub fn elementwise_inline_asm(
+        &mut self,
+        args: &[Value],
+        tys: Vec<Type>,
+        asm: &str,
+        constraints: &str,
+        pure: bool,
+        pack: u32,
+    ) -> Vec<Value> {
+        let kind = OpKind::ElementwiseInlineAsm {
+            asm: asm.into(),
+            constraints: constraints.into(),
+            pure,
+            pack,
+        };
+        let op = self.insert(kind, args, tys);
+        self.func.op(op).results().to_vec()
+    }
+
     // ----- memory -----
 
     /// `tt.load ptr[, mask[, other]]`; `other` is ignored without `mask`.

@@ -485,6 +485,20 @@ pub enum OpKind {
         /// Whether the call has no side effects.
         pure: bool,
     },
+    /// `tt.elementwise_inline_asm {asm_string, constraints, pure, packed_element}`
+    /// (`tl.inline_asm_elementwise`): target assembly run on `packed_element` elements
+    /// of every operand at a time; operands and results share one shape; one result per
+    /// dtype asked for (at least one).
+    ElementwiseInlineAsm {
+        /// The assembly text, `$N` naming operands in constraint order.
+        asm: String,
+        /// LLVM inline-asm constraints: the outputs (`=r`…) first, then the inputs.
+        constraints: String,
+        /// Whether the assembly has no side effects (it may then be removed or merged).
+        pure: bool,
+        /// Elements of each operand one instance of the assembly processes.
+        pack: u32,
+    },
     /// `tt.load ptr[, mask[, other]]`.
     Load {
         /// Cache modifier.
@@ -661,6 +675,7 @@ impl OpKind {
             MulHiUI => "tt.mulhiui",
             ClampF { .. } => "tt.clampf",
             ExternElementwise { .. } => "tt.extern_elementwise",
+            ElementwiseInlineAsm { .. } => "tt.elementwise_inline_asm",
             Load { .. } => "tt.load",
             Store { .. } => "tt.store",
             AtomicRmw { .. } => "tt.atomic_rmw",
@@ -737,7 +752,7 @@ impl OpKind {
         use OpKind::*;
         match self {
             Load { is_volatile, .. } => *is_volatile,
-            ExternElementwise { pure, .. } => !pure,
+            ExternElementwise { pure, .. } | ElementwiseInlineAsm { pure, .. } => !pure,
             Store { .. }
             | AtomicRmw { .. }
             | AtomicCas { .. }

@@ -131,6 +131,7 @@ pub(crate) fn is_elementwise(kind: &OpKind) -> bool {
             | MulHiUI
             | ClampF { .. }
             | ExternElementwise { .. }
+            | ElementwiseInlineAsm { .. }
             | Hint(_)
             | Load { .. }
             | Store { .. }

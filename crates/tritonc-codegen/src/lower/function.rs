@@ -670,6 +670,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 Ok(())
             }
             OpKind::GdcWait | OpKind::GdcLaunchDependents => self.lower_grid_dep_control(op),
+            OpKind::ElementwiseInlineAsm { .. } => self.lower_inline_asm(op),
             OpKind::ConvertLayout => self.lower_convert_layout(op),
             OpKind::LocalAlloc { .. }
             | OpKind::LocalDealloc

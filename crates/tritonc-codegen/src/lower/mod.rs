@@ -22,6 +22,7 @@ mod elementwise;
 mod fp8;
 mod function;
 mod grid_dep;
+mod inline_asm;
 mod memory;
 mod mfma;
 mod mma;

@@ -7,6 +7,7 @@ mod debug_assert;
 mod fixtures;
 mod from_source;
 mod grid_dep;
+mod inline_asm;
 mod reference_kernels;
 mod tensor_cores;
 mod tile_ir;

@@ -379,6 +379,14 @@ fn rule(
                 "needs operands of the result's shape".into()
             })
         }
+        ElementwiseInlineAsm { pack, .. } => {
+            ensure(!res.is_empty(), || "returns at least one value".into())?;
+            ensure(*pack >= 1, || "packs at least one element".into())?;
+            ensure(
+                ops.iter().chain(&res[1..]).all(|t| same_shape(t, res[0])),
+                || "needs operands and results of one shape".into(),
+            )
+        }
         Load { .. } => {
             ensure((1..=3).contains(&ops.len()) && res.len() == 1, || {
                 "takes ptr[, mask[, other]]".into()

@@ -18,6 +18,7 @@ mod block_ptr;
 mod core;
 pub(crate) mod debug;
 mod dot;
+mod inline_asm;
 mod libdevice;
 mod math;
 pub mod names;
@@ -44,6 +45,7 @@ const FAMILIES: &[&[(&str, BuiltinFn)]] = &[
     tensor_desc::BUILTINS,
     random::BUILTINS,
     debug::BUILTINS,
+    inline_asm::BUILTINS,
 ];
 
 /// A family that handles this call whatever its name resolves to in the tables: block
