@@ -646,6 +646,76 @@ def kernel(x_ptr, n):
         ("argmax_combine", "tl.reduce((x, r), 0, tl.standard._argmax_combine_tie_break_left)[1] + x"),
         ("argmax_combine_one_operand", "tl.reduce(x, 0, tl.standard._argmax_combine_tie_break_left) + x"),
     )],
+    # unsloth's `_bias_add_kernel(..., n_cols: "tl.constexpr", BLOCK: "tl.constexpr")`: Triton's
+    # `KernelParam.is_constexpr` is `"constexpr" in annotation`.
+    ("string_constexpr_annotation", """
+@triton.jit
+def kernel(x_ptr, n_cols: "tl.constexpr", BLOCK: "tl.constexpr"):
+    r = tl.arange(0, BLOCK)
+    tl.store(x_ptr + r, r % n_cols)
+""", {"x_ptr": "*i32", "n_cols": 24, "BLOCK": 64}, "*i32, 24, 64"),
+    # Triton's `visit_Assign` makes a Python number assigned to a variable a scalar tensor
+    # of its literal dtype: `s = 0.5; x * s` computes an fp16 `x` in fp32, and
+    # `stride = 1 << 31; d ^ stride` is uint32 (torchao's Hadamard butterfly), where the
+    # same number written in place keeps the tensor's dtype (or is out of its range).
+    ("assigned_float_promotes", """
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r)
+    s = 0.5
+    tl.store(x_ptr + r, x * s)
+""", {"x_ptr": "*fp16", "BLOCK": 64}, "*fp16, 64"),
+    ("literal_float_keeps_dtype", """
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r)
+    tl.store(x_ptr + r, x * 0.5)
+""", {"x_ptr": "*fp16", "BLOCK": 64}, "*fp16, 64"),
+    ("tuple_assigned_float_promotes", """
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r)
+    s, t = 0.5, 0.25
+    tl.store(x_ptr + r, x * s + t)
+""", {"x_ptr": "*fp16", "BLOCK": 64}, "*fp16, 64"),
+    ("assigned_int_beyond_int32", """
+@triton.jit
+def kernel(x_ptr, S: tl.constexpr):
+    d = tl.arange(0, 16)
+    stride = 1 << S
+    tl.store(x_ptr + d, d ^ stride)
+""", {"x_ptr": "*i32", "S": 31}, "*i32, 31"),
+    ("literal_int_beyond_int32", """
+@triton.jit
+def kernel(x_ptr, S: tl.constexpr):
+    d = tl.arange(0, 16)
+    tl.store(x_ptr + d, d ^ (1 << S))
+""", {"x_ptr": "*i32", "S": 31}, "*i32, 31"),
+    # torchao's `triton_fp8_blockwise_weight_quant_transposed_rhs_kernel`: `pid[:, None]` on
+    # a scalar program id. Triton's `tensor.__getitem__` never checks `:`, and a `None`
+    # makes a scalar a `[1]` block wherever it stands.
+    ("index_scalar_slice_none", """
+@triton.jit
+def kernel(x_ptr, n):
+    pid = tl.program_id(0)
+    offs = pid[:, None] * n + pid[None, :]
+    tl.store(x_ptr + offs, offs, mask=offs < n)
+""", {"x_ptr": "*i32", "n": "i32"}, "*i32, i32"),
+    ("index_extra_slice", """
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(x_ptr + r[:, :], r)
+""", {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
+    ("index_none_past_rank", """
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(x_ptr + r[:, :, None], r[:, None, None])
+""", {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
     ("builtin_range_keyword", """
 @triton.jit
 def kernel(x_ptr, n):

@@ -492,12 +492,16 @@ fn parse_item(text: &str, span: Span) -> Result<ItemKind, Diagnostic> {
     })
 }
 
-/// Whether an annotation means `tl.constexpr`.
+/// Whether an annotation means `tl.constexpr`: the class by any dotted name, or a string
+/// that mentions it (`"tl.constexpr"`, as unsloth writes parameters): Triton 3.6's
+/// `KernelParam.is_constexpr` is `"constexpr" in annotation`.
 pub fn is_constexpr_annotation(annotation: &Expr) -> bool {
     annotation
         .dotted_path()
         .is_some_and(|p| p == "constexpr" || p.ends_with(".constexpr"))
-        || annotation.as_str_literal() == Some("constexpr")
+        || annotation
+            .as_str_literal()
+            .is_some_and(|s| s.contains("constexpr"))
 }
 
 /// The dtype an annotation names (`tl.int64`, `"i32"`), if any.

@@ -32,6 +32,8 @@ pub fn check_kernel_subset(def: &FunctionDef) -> Vec<Diagnostic> {
                 !p.annotation.as_ref().is_some_and(|a| {
                     matches!(&a.kind, ExprKind::Name(n) if n == "constexpr")
                         || matches!(&a.kind, ExprKind::Attribute { attr, .. } if attr.name == "constexpr")
+                        // `n: "tl.constexpr"` (Triton: `"constexpr" in annotation`).
+                        || a.as_str_literal().is_some_and(|s| s.contains("constexpr"))
                 })
             })
             .map(|p| p.name.name.clone())

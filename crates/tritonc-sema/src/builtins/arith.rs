@@ -725,7 +725,11 @@ pub fn unary(
     }
 }
 
-/// `x[None, :]`-style indexing: `None` inserts a dim, `:` keeps one.
+/// `x[None, :]`-style indexing, as Triton 3.6's `tensor.__getitem__` does it: the `i`th
+/// item, if `None`, inserts a dim at `i` (a scalar becomes a block of shape `[1]`,
+/// wherever the `None` is: torchao writes `pid[:, None]`); a `:` changes nothing and is
+/// never checked. A `None` past the block's dims is refused, as Triton's IR verifier
+/// refuses the `tt.expand_dims`.
 pub fn index_none_slice(
     cx: &mut LowerCx<'_>,
     t: TensorValue,
@@ -740,6 +744,16 @@ pub fn index_none_slice(
     for it in items {
         match &it.kind {
             ExprKind::Constant(Constant::None) => {
+                if out.is_block() && dim as usize > out.ty.rank() {
+                    return Err(err(
+                        codes::INVALID_AXIS,
+                        it.span,
+                        format!(
+                            "`None` at index {dim} is past the dims of `{}` (a new dim goes at most after the last)",
+                            out.ty
+                        ),
+                    ));
+                }
                 let id = if out.is_block() {
                     cx.builder(index.span).expand_dims(out.id, dim)
                 } else {
@@ -753,13 +767,6 @@ pub fn index_none_slice(
                 upper: None,
                 step: None,
             } => {
-                if dim as usize >= out.ty.rank() {
-                    return Err(err(
-                        codes::INVALID_AXIS,
-                        it.span,
-                        format!("`:` past the last dim of `{}`", out.ty),
-                    ));
-                }
                 dim += 1;
             }
             _ => {

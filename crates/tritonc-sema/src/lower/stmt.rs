@@ -104,6 +104,7 @@ impl LowerCx<'_> {
             }
             StmtKind::Assign { targets, value } => {
                 let v = self.lower_expr(value)?;
+                let v = self.assigned_value(v, value.span)?;
                 for t in targets {
                     self.assign(t, v.clone())?;
                 }
@@ -135,6 +136,8 @@ impl LowerCx<'_> {
                     // `x: tl.float32 = v` converts like Triton's annotated assignment.
                     let t = arith::to_tensor(self, v, value.span)?;
                     v = SemaValue::Tensor(arith::cast(self, t, dt, value.span)?);
+                } else {
+                    v = self.assigned_value(v, value.span)?;
                 }
                 self.assign(target, v)
             }
@@ -142,6 +145,7 @@ impl LowerCx<'_> {
                 let cur = self.lower_expr(target)?;
                 let rhs = self.lower_expr(value)?;
                 let v = self.binary_op(*op, cur, rhs, s.span)?;
+                let v = self.assigned_value(v, s.span)?;
                 self.assign(target, v)
             }
             StmtKind::If { test, body, orelse } => self.lower_if(test, body, orelse, s.span, &[]),
@@ -210,6 +214,34 @@ impl LowerCx<'_> {
     }
 
     /// Binds `value` to an assignment target (a name or a tuple of targets).
+    /// What an assignment statement binds: Triton 3.6's `visit_Assign` turns a Python
+    /// number into a scalar tensor of its literal dtype (`_sanitize_value`, `to_tensor`),
+    /// inside tuples too, so `s = 0.5; x_fp16 * s` computes in fp32 and `stride = 1 << 31;
+    /// d ^ stride` in uint32, where the number written in place would keep the tensor's
+    /// dtype. Dtypes, `None`, functions and `tl.constexpr` variables stay compile-time
+    /// values (loop variables of `tl.static_range` are bound without this).
+    pub(super) fn assigned_value(&mut self, v: SemaValue, span: Span) -> Result<SemaValue, Diagnostic> {
+        match v {
+            SemaValue::Const(c) if c.is_number() => {
+                Ok(SemaValue::Tensor(arith::to_tensor(self, SemaValue::Const(c), span)?))
+            }
+            SemaValue::Const(Constexpr::Tuple(items)) if items.iter().any(Constexpr::is_number) => {
+                let items = items
+                    .into_iter()
+                    .map(|c| self.assigned_value(SemaValue::Const(c), span))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(SemaValue::Tuple(items))
+            }
+            SemaValue::Tuple(items) => Ok(SemaValue::Tuple(
+                items
+                    .into_iter()
+                    .map(|v| self.assigned_value(v, span))
+                    .collect::<Result<Vec<_>, _>>()?,
+            )),
+            other => Ok(other),
+        }
+    }
+
     fn assign(&mut self, target: &Expr, value: SemaValue) -> Result<(), Diagnostic> {
         match &target.kind {
             ExprKind::Name(n) => {
