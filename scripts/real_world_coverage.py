@@ -25,7 +25,12 @@ A kernel whose derived signature is wrong for it fails here although it is valid
 report lists first errors so such cases can be told apart.
 
 With `--triton`, upstream Triton (the installed wheel) gives its own verdict on each
-sampled kernel first: the kernel's module is imported from the unpacked release, statement by
+sampled kernel first, in child interpreters that each serve one release's kernels one
+after another (importing torch and Triton is most of a verdict's cost; a kernel that
+crashes its child or runs past the time limit is reported as such and the next one gets
+a fresh child). `--triton-cache FILE` keeps the verdicts (JSON Lines, keyed by release,
+file, kernel and guessed signature), so a later run with another tritonc asks Triton
+only about kernels it has not seen. The kernel's module is imported from the unpacked release, statement by
 statement (a top-level statement that fails here, such as an import of a package this
 environment lacks, is skipped, and a function whose decorator fails here is defined
 without that decorator; the `__init__.py` files of its parent packages are not run;
@@ -42,9 +47,11 @@ tritonc then compiles exactly that specialization. Each kernel falls in one of:
   * Triton could not be asked (the module does not import here).
 
 Usage: python3 scripts/real_world_coverage.py [--tritonc PATH] [--jobs N] [--json OUT]
-       [--only PROJECT[,PROJECT...]] [--limit N] [--cache DIR] [--triton] [--keep]
+       [--only PROJECT[,PROJECT...]] [--limit N] [--cache DIR] [--triton]
+       [--triton-cache FILE] [--keep]
 Prints a Markdown table (per project: entry kernels, compiled, share; with `--triton`,
-the four verdicts) and the most common first errors.
+the verdicts, the kernels Triton compiles and tritonc does not with their first errors)
+and the most common first errors (with `--triton`, of those gaps only).
 """
 
 from __future__ import annotations
@@ -60,7 +67,9 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import queue
 import tempfile
+import threading
 import zipfile
 from pathlib import Path
 
@@ -78,12 +87,16 @@ PROJECTS = {
     "vllm": "0.33.0",
     "sglang": "0.5.23",
     "mamba-ssm": "2.3.2.post1",
+    "flashinfer-python": "0.7.2.post1",
+    "xformers": "0.0.35",
+    "bitsandbytes": "0.50.2",
+    "gemlite": "0.6.0.post2",
 }
 
 # Projects that publish only a source distribution: it is downloaded, not built (pip still
 # prepares its metadata, for which mamba-ssm's setup.py must be told to skip its CUDA
 # build, and needs `wheel` and torch in the running Python: `--no-build-isolation`).
-SDIST_ONLY = {"mamba-ssm": {"MAMBA_SKIP_CUDA_BUILD": "TRUE"}}
+SDIST_ONLY = {"mamba-ssm": {"MAMBA_SKIP_CUDA_BUILD": "TRUE"}, "gemlite": {}}
 
 FLAG_PREFIXES = ("HAS_", "IS_", "USE_", "ENABLE_", "RETURN_", "SAVE_", "STORE_", "EVEN_", "NEED_", "DO_",
                  "APPLY_", "WITH_", "OUTPUT_", "INPUT_", "SPLIT_", "CAUSAL", "TRANS")
@@ -127,6 +140,20 @@ def is_constexpr(a: ast.expr | None) -> bool:
     if isinstance(a, ast.Constant) and isinstance(a.value, str):
         return a.value.endswith("constexpr")
     return False
+
+
+ANNOTATION_TYPES = {"int32": "i32", "int64": "i64", "uint32": "u32", "uint64": "u64", "float32": "fp32",
+                    "float64": "fp64", "float16": "fp16", "bfloat16": "bf16", "int1": "i1", "int16": "i16",
+                    "int8": "i8", "uint8": "u8", "uint16": "u16"}
+
+
+def annotation_item(a: ast.expr | None) -> str | None:
+    """The signature item a runtime parameter's dtype annotation fixes (`tl.int64` ->
+    `i64`), if it has one."""
+    name = a.attr if isinstance(a, ast.Attribute) else a.value if isinstance(a, ast.Constant) else None
+    if not isinstance(name, str):
+        return None
+    return ANNOTATION_TYPES.get(name.removeprefix("tl."))
 
 
 def literal(e: ast.expr):
@@ -178,7 +205,11 @@ def derive_items(fn: ast.FunctionDef, decorator_text: str, every_param: bool = F
             if mentioned:
                 set_by_decorator.append(name)
                 continue
-            if default is not None and isinstance(default, ast.Constant) and default.value is None:
+            annotated = annotation_item(p.annotation)
+            if annotated is not None:
+                # `stride: tl.int64`: Triton's launcher takes the annotation's type.
+                items.append((name, annotated))
+            elif default is not None and isinstance(default, ast.Constant) and default.value is None:
                 items.append((name, "None"))
             elif FLOAT_NAMES.match(name):
                 items.append((name, "fp32"))
@@ -237,9 +268,15 @@ def fetch(project: str, version: str, into: Path, cache: Path | None = None) -> 
     if sdist:
         with tarfile.open(found[0]) as t:
             t.extractall(root, filter="data")
+        # An sdist holds one `NAME-VERSION/` directory: the sources' root is inside it.
+        inner = list(root.iterdir())
+        if len(inner) == 1 and inner[0].is_dir():
+            root = inner[0]
     else:
         with zipfile.ZipFile(found[0]) as z:
-            z.extractall(root)
+            # Python sources and the metadata only: some wheels carry hundreds of MB of
+            # native libraries.
+            z.extractall(root, [n for n in z.namelist() if n.endswith(".py") or ".dist-info/" in n])
     return root
 
 
@@ -278,26 +315,83 @@ def compile_sig(tritonc: str, path: Path, name: str, sig: str, out: Path, extra:
     return first
 
 
-# ---- Triton's own verdict (`--triton`), computed in a child process per kernel --------
+# ---- Triton's own verdict (`--triton`), computed in child processes -------------------
 
 TRITON_TIMEOUT_S = 300
+VERDICT_TAG = "@@verdict "
+
+
+class TritonWorker:
+    """A child interpreter (`--triton-worker`) that answers one verdict request per line.
+
+    Importing torch and Triton takes most of a verdict's time, so one child serves many
+    kernels of one release; a kernel that crashes it or runs past `TRITON_TIMEOUT_S` is
+    reported as such, and the next request starts a fresh child."""
+
+    def __init__(self, work: Path):
+        self.work = work
+        self.proc = None
+        self.root = None
+
+    def start(self, root: str) -> None:
+        env = dict(os.environ, TRITON_CACHE_DIR=str(self.work / "triton-cache"), PYTHONDONTWRITEBYTECODE="1")
+        self.err = tempfile.TemporaryFile(mode="w+", dir=self.work)
+        self.proc = subprocess.Popen([sys.executable, __file__, "--triton-worker"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.err, text=True, env=env,
+                                     cwd=str(self.work))
+        self.root = root
+        self.lines: queue.Queue = queue.Queue()
+
+        def pump(out, lines):
+            for line in out:
+                if line.startswith(VERDICT_TAG):
+                    lines.put(line[len(VERDICT_TAG):])
+            lines.put(None)
+
+        threading.Thread(target=pump, args=(self.proc.stdout, self.lines), daemon=True).start()
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def ask(self, request: dict) -> dict:
+        # One release per child: two releases' modules could share names.
+        if self.proc is None or self.proc.poll() is not None or self.root != request["root"]:
+            self.stop()
+            self.start(request["root"])
+        try:
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass
+        try:
+            line = self.lines.get(timeout=TRITON_TIMEOUT_S)
+        except queue.Empty:
+            self.stop()
+            return {"triton": "timeout", "triton_error": f"over {TRITON_TIMEOUT_S} s"}
+        if line is None:
+            code = self.proc.wait()
+            self.proc = None
+            self.err.seek(0)
+            tail = self.err.read().strip().splitlines()[-1:]
+            return {"triton": "crashed", "triton_error": (tail[0] if tail else f"exit {code}")[:160]}
+        return json.loads(line)
+
+
+_workers = threading.local()
+_all_workers: list = []
+_cache_lock = threading.Lock()
 
 
 def triton_verdict(root: Path, rel: str, kernel: str, items: list[tuple[str, str]], work: Path) -> dict:
-    """Runs `--triton-worker` in a child process (a fresh interpreter per kernel: the
-    project's modules are imported, and a crash or hang stays contained)."""
-    request = json.dumps({"root": str(root), "file": rel, "kernel": kernel, "items": items})
-    env = dict(os.environ, TRITON_CACHE_DIR=str(work / "triton-cache"), PYTHONDONTWRITEBYTECODE="1")
-    try:
-        r = subprocess.run([sys.executable, __file__, "--triton-worker"], input=request, capture_output=True,
-                           text=True, timeout=TRITON_TIMEOUT_S, env=env, cwd=str(work))
-    except subprocess.TimeoutExpired:
-        return {"triton": "timeout", "triton_error": f"over {TRITON_TIMEOUT_S} s"}
-    for line in reversed(r.stdout.splitlines()):
-        if line.startswith("{"):
-            return json.loads(line)
-    tail = (r.stderr or r.stdout).strip().splitlines()[-1:]
-    return {"triton": "crashed", "triton_error": (tail[0] if tail else f"exit {r.returncode}")[:160]}
+    """Triton's verdict from this thread's worker process."""
+    worker = getattr(_workers, "worker", None)
+    if worker is None:
+        worker = _workers.worker = TritonWorker(work)
+        _all_workers.append(worker)
+    return worker.ask({"root": str(root), "file": rel, "kernel": kernel, "items": items})
 
 
 def _lenient_project_imports(root: str) -> None:
@@ -357,6 +451,9 @@ def _lenient_project_imports(root: str) -> None:
     sys.meta_path.insert(0, Finder())
 
 
+_FINDERS: set = set()
+
+
 def _import_kernel_module(root: str, rel: str):
     """Imports the kernel's file as the module it is in its release
     ([`_lenient_project_imports`])."""
@@ -381,7 +478,9 @@ def _import_kernel_module(root: str, rel: str):
         pkg = types.ModuleType(name)
         pkg.__path__ = [str(Path(root, *parts[:i]))]
         sys.modules[name] = pkg
-    _lenient_project_imports(root)
+    if root not in _FINDERS:  # one finder per release for the worker's life
+        _FINDERS.add(root)
+        _lenient_project_imports(root)
     sys.path.insert(0, root)  # the release's `.dist-info`: projects read their own version
     return importlib.import_module(".".join(parts))
 
@@ -411,7 +510,16 @@ def _fake_arg(ty: str):
 
 
 def triton_worker() -> int:
-    req = json.loads(sys.stdin.read())
+    """Answers verdict requests, one JSON object per line of stdin, each with one tagged
+    line on stdout."""
+    for line in sys.stdin:
+        if line.strip():
+            out = triton_verdict_here(json.loads(line))
+            print(VERDICT_TAG + json.dumps(out), flush=True)
+    return 0
+
+
+def triton_verdict_here(req: dict) -> dict:
     out: dict = {}
     try:
         import triton
@@ -467,8 +575,7 @@ def triton_worker() -> int:
         out["num_stages"] = options["num_stages"]
     except BaseException as exc:  # noqa: BLE001
         out.update(triton="unavailable", triton_error=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:160])
-        print(json.dumps(out))
-        return 0
+        return out
     try:
         # The cache key hashes Triton's whole shared library on first use (seconds of
         # disk reads per process); the cache is this run's own, so the version will do.
@@ -480,13 +587,19 @@ def triton_worker() -> int:
     except BaseException as exc:  # noqa: BLE001
         msg = str(exc).strip().splitlines()
         out.update(triton="fail", triton_error=f"{type(exc).__name__}: {msg[-1] if msg else ''}"[:160])
-    print(json.dumps(out))
-    return 0
+    return out
 
 
-def compare_one(tritonc: str, root: Path, path: Path, name: str, items: list, out: Path, work: Path) -> dict:
-    """Triton's verdict, then tritonc's on the specialization Triton compiled."""
-    t = triton_verdict(root, str(path.relative_to(root)), name, items, work)
+def compare_one(tritonc: str, root: Path, path: Path, name: str, items: list, out: Path, work: Path,
+                cache: dict | None = None, cache_key: str | None = None, cache_file: str | None = None) -> dict:
+    """Triton's verdict (from `cache` when it holds this kernel and guess), then tritonc's
+    on the specialization Triton compiled."""
+    t = cache.get(cache_key) if cache is not None else None
+    if t is None:
+        t = triton_verdict(root, str(path.relative_to(root)), name, items, work)
+        if cache_file and t.get("triton") in ("ok", "fail", "unavailable"):
+            with _cache_lock, open(cache_file, "a") as f:
+                f.write(json.dumps({"key": cache_key, "verdict": t}) + "\n")
     if "signature" not in t:
         return {"rc": "not compared", **t}
     extra = ("--num-warps", str(t["num_warps"]), "--num-stages", str(t["num_stages"]))
@@ -515,10 +628,18 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, help="keep downloaded wheels and sdists in this directory")
     ap.add_argument("--triton", action="store_true",
                     help="ask upstream Triton for its verdict on each kernel and compare on its specialization")
+    ap.add_argument("--triton-cache", help="JSON Lines file of Triton's verdicts: read, and appended to (a "
+                    "verdict depends only on the release, the kernel and the guessed signature)")
     ap.add_argument("--keep", action="store_true", help="keep the unpacked releases and outputs")
     opts = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tritonc-real-world-"))
     results = []
+    cache: dict = {}
+    if opts.triton_cache and Path(opts.triton_cache).exists():
+        for line in Path(opts.triton_cache).read_text().splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                cache[entry["key"]] = entry["verdict"]
     for project, version in PROJECTS.items():
         if opts.only and project not in opts.only.split(","):
             continue
@@ -556,7 +677,10 @@ def main() -> int:
         out = work / "out"
         with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
             if opts.triton:
-                futures = [pool.submit(compare_one, opts.tritonc, root, p, n, items, out / f"{project}-{i}", work)
+                def key(p, n, items):
+                    return json.dumps([project, version, str(p.relative_to(root)), n, items])
+                futures = [pool.submit(compare_one, opts.tritonc, root, p, n, items, out / f"{project}-{i}", work,
+                                       cache, key(p, n, items), opts.triton_cache)
                            for i, (p, n, s, items) in enumerate(jobs)]
             else:
                 futures = [pool.submit(compile_one, opts.tritonc, p, n, s, out / f"{project}-{i}")
@@ -571,6 +695,10 @@ def main() -> int:
                 if opts.json:
                     with open(opts.json + "l", "a") as log:  # one line per kernel, as they finish
                         log.write(json.dumps(r) + "\n")
+        # This project's worker processes (one per pool thread) end with it.
+        for w in _all_workers:
+            w.stop()
+        _all_workers.clear()
         ok = sum(1 for r in results if r["project"] == project and r["rc"] == 0)
         print(f"{project}=={version}: {ok}/{len(jobs)} entry kernels compile (of {total}); {nested} nested @jit "
               "functions", file=sys.stderr)
@@ -618,11 +746,15 @@ def main() -> int:
     def shape(message: str) -> str:
         return re.sub(r"\d+", "N", re.sub(r"`[^`]*`", "`…`", message))
 
+    # With Triton's verdict, only the gaps: a kernel Triton rejects too was guessed wrong.
     errors = collections.Counter(f"{r.get('code')}: {shape(r.get('message', ''))}"
-                                 for r in results if not r.get("summary") and r["rc"] != 0)
+                                 for r in results if not r.get("summary") and r["rc"] != 0
+                                 and (not opts.triton or r.get("verdict") == "tritonc gap"))
     print("\n| kernels | first error |\n|---|---|")
     for e, n in errors.most_common(25):
         print(f"| {n} | {e} |")
+    for w in _all_workers:
+        w.stop()
     if not opts.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0
