@@ -71,6 +71,9 @@ CASES = [
     tile("fp32", "fp32", 64, 64, 16, 4, "tf32")[:5] + (("gfx942",),),
     tile("i8", "i32", 128, 128, 64, 4),
     tile("i8", "i32", 16, 16, 32, 4),
+    # An fp16 accumulator: Triton runs the fp32 instruction and rounds the result.
+    ("dot_tile_out_fp16_64x64x32_w4", DOT, "dot_tile_out_fp16",
+     "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, 64, 64, 32", 4, ("gfx942", "gfx90a")),
     # examples/matmul.toml's specialization (M, N, K = 150, 100, 130: no divisibility;
     # unit strides are constants, as Triton specializes them).
     ("matmul_kernel", "examples/matmul.py", "matmul_kernel",

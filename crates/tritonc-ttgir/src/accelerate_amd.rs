@@ -7,7 +7,7 @@
 //!
 //! | A, B | accumulator | 32×32 instruction | 16×16 instruction |
 //! |---|---|---|---|
-//! | fp16 | fp32 | `v_mfma_f32_32x32x8f16` | `v_mfma_f32_16x16x16f16` |
+//! | fp16 | fp32, or fp16 (rounded after the dot) | `v_mfma_f32_32x32x8f16` | `v_mfma_f32_16x16x16f16` |
 //! | bf16 | fp32 | `v_mfma_f32_32x32x8bf16_1k` | `v_mfma_f32_16x16x16bf16_1k` |
 //! | fp32 | fp32 | `v_mfma_f32_32x32x2f32` | `v_mfma_f32_16x16x4f32` |
 //! | int8 | int32 (gfx942) | `v_mfma_i32_32x32x16_i8` | `v_mfma_i32_16x16x32_i8` |
@@ -15,7 +15,7 @@
 //!
 //! The instruction is 32×32 when `min(M, N) ≥ 32`, 16×16 when it is 16 to 31 (Triton's
 //! `matrix_instr_nonkdim = 0`); smaller blocks, K not a multiple of the instruction's K,
-//! fp16 accumulators, fp8 and 3-D dots stay on the FMA units, and so do dots that feed or
+//! bf16 accumulators, fp8 and 3-D dots stay on the FMA units, and so do dots that feed or
 //! are fed by another dot (attention's chains, for which Triton picks other layouts).
 //!
 //! fp32 dots use the fp32 instruction whatever their `input_precision`: Triton 3.6's
@@ -58,8 +58,9 @@ pub fn mfma_version(target: &Target) -> Option<u32> {
 /// `non_k` (32 or 16) on MFMA `version`, or `None` when none takes them.
 pub fn mfma_instr_shape(version: u32, a: DType, acc: DType, non_k: u32) -> Option<[u32; 3]> {
     let k = match (a, acc, non_k) {
-        (DType::F16 | DType::BF16, DType::F32, 32) => 8,
-        (DType::F16 | DType::BF16, DType::F32, 16) => 16,
+        // An fp16 accumulator runs the fp32 instruction, rounded after the dot (Triton's).
+        (DType::F16 | DType::BF16, DType::F32, 32) | (DType::F16, DType::F16, 32) => 8,
+        (DType::F16 | DType::BF16, DType::F32, 16) | (DType::F16, DType::F16, 16) => 16,
         (DType::F32, DType::F32, 32) => 2,
         (DType::F32, DType::F32, 16) => 4,
         (DType::I8, DType::I32, 32) => {

@@ -143,6 +143,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         if acc.len() != coords.len() || coords.len() % acc_regs != 0 {
             return Err(self.error("internal: MFMA accumulator registers do not tile"));
         }
+        // An fp16 accumulator runs the fp32 instruction: widened before the dot's first
+        // instruction, rounded after its last (Triton's `arith.truncf` after the dot).
+        let narrow = self.func.value_type(r).dtype() == Some(DType::F16);
+        let acc_ty = if narrow { self.b.f32_type() } else { acc_ty };
         let acc_vt = self.vector_type(acc_ty, acc_regs)?;
         let zero = self.i32c(0)?;
         let mut results = Vec::with_capacity(acc.len());
@@ -150,6 +154,11 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             let b = self.b;
             let mut v = self.mlir(b.value("llvm.mlir.undef", &[], acc_vt, &[]))?;
             for (e, &reg) in acc[t..t + acc_regs].iter().enumerate() {
+                let reg = if narrow {
+                    self.mlir(b.value("arith.extf", &[reg], acc_ty, &[]))?
+                } else {
+                    reg
+                };
                 let pos = self.i32c(e as i32)?;
                 v = self.mlir(b.value("llvm.insertelement", &[v, reg, pos], acc_vt, &[]))?;
             }
@@ -166,7 +175,13 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             }
             for e in 0..acc_regs {
                 let pos = self.i32c(e as i32)?;
-                results.push(self.mlir(b.value("llvm.extractelement", &[v, pos], acc_ty, &[]))?);
+                let x = self.mlir(b.value("llvm.extractelement", &[v, pos], acc_ty, &[]))?;
+                results.push(if narrow {
+                    let f16 = self.elem_type(r)?;
+                    self.mlir(b.value("arith.truncf", &[x], f16, &[]))?
+                } else {
+                    x
+                });
             }
         }
         self.values.insert(r, Lowered::block(results));
@@ -202,6 +217,7 @@ mod tests {
         for version in [2, 3] {
             for (dtype, acc) in [
                 (DType::F16, DType::F32),
+                (DType::F16, DType::F16),
                 (DType::BF16, DType::F32),
                 (DType::F32, DType::F32),
                 (DType::I8, DType::I32),
