@@ -107,6 +107,25 @@ def facts(ttgir: str, ptx: str) -> dict:
     }
 
 
+def ptxas_spills(ptx: str) -> dict | None:
+    """Registers and spill-store bytes of `ptx` for sm_90a by the project's ptxas
+    (`.tools/cuda/bin/ptxas`, what tritonc assembles with), or None without it."""
+    import subprocess
+    import tempfile
+
+    ptxas = REPO_ROOT / ".tools" / "cuda" / "bin" / "ptxas"
+    if not ptxas.is_file():
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "k.ptx"
+        src.write_text(ptx)
+        p = subprocess.run([str(ptxas), "-arch=sm_90a", "-v", str(src), "-o", str(Path(d) / "k.cubin")],
+                           capture_output=True, text=True, check=True)
+    regs = re.search(r"Used (\d+) registers", p.stderr)
+    spills = re.search(r"(\d+) bytes spill stores", p.stderr)
+    return {"registers": int(regs.group(1)) if regs else 0, "spill_stores": int(spills.group(1)) if spills else 0}
+
+
 def main() -> None:
     import triton
     from triton.backends.compiler import GPUTarget
@@ -127,6 +146,7 @@ def main() -> None:
         case = {"name": name, "dtype": dt, "acc": acc, "block": [bm, bn, bk], "num_warps": warps,
                 "b_k_major": kmajor, "num_stages": 3, "source": source}
         case.update(facts(k.asm["ttgir"], k.asm["ptx"]))
+        case["ptxas_sm90a"] = ptxas_spills(k.asm["ptx"])
         case["target"] = re.search(r"\.target (\w+)", k.asm["ptx"]).group(1)
         print(name, case["mma_version"], case["warps_per_cta"], case["instr_shape"], case["wgmma"], case["shared"],
               case["buffers"], case["descriptor_bits"], case["scale_trans"], file=sys.stderr)

@@ -42,6 +42,38 @@ def bench_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_a, stride_b, stride_c,
 
 
 @triton.jit
+def bench_matmul_bt(a_ptr, b_ptr, c_ptr, M, N, K, stride_a, stride_b, stride_c,
+                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+    # C = A @ Bt.T with Bt an N x K row-major matrix: B's tiles arrive K-contiguous (the
+    # order every wgmma type accepts without a transpose).
+    pid = tl.program_id(0)
+    grid_m = tl.cdiv(M, BM)
+    grid_n = tl.cdiv(N, BN)
+    width = GROUP * grid_n
+    group = pid // width
+    size = min(grid_m - group * GROUP, GROUP)
+    pid_m = group * GROUP + (pid % size)
+    pid_n = (pid % width) // size
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_a + rk[None, :]
+    b_ptrs = b_ptr + rn[None, :] * stride_b + rk[:, None]
+    if c_ptr.dtype.element_ty == tl.int32:
+        acc = tl.zeros((BM, BN), dtype=tl.int32)
+    else:
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptrs)
+        b = tl.load(b_ptrs)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK
+    c_ptrs = c_ptr + rm[:, None] * stride_c + rn[None, :]
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty))
+
+
+@triton.jit
 def bench_matmul_x3(a_ptr, b_ptr, c_ptr, M, N, K, stride_a, stride_b, stride_c,
                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
     # fp32 matmul with input_precision="tf32x3" (three tf32 dots per K step).

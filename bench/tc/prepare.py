@@ -31,7 +31,7 @@ from triton.compiler import ASTSource  # noqa: E402
 
 import kernels  # noqa: E402
 
-SIG = {"fp16": "*fp16", "bf16": "*bf16", "fp32": "*fp32", "i8": "*i8", "i32": "*i32"}
+SIG = {"fp16": "*fp16", "bf16": "*bf16", "fp32": "*fp32", "i8": "*i8", "i32": "*i32", "fp8": "*fp8e4nv"}
 
 
 def cases(quick, arch="sm_80"):
@@ -55,6 +55,15 @@ def cases(quick, arch="sm_80"):
                     warps=4, stages=3, form="tf32x3"))
     out.append(dict(kind="matmul", dtype="i8", out="i32", size=4096, bm=128, bn=128, bk=64,
                     warps=4, stages=3, form="plus_equals"))
+    if arch == "sm_90":
+        # 8-bit operands with B in both orders (wgmma transposes only 16-bit types; an
+        # N-major B is staged K-major from registers), and fp16 with a K-major B.
+        for dt, out_dt in [("fp8", "fp16"), ("i8", "i32")]:
+            for form in ["plus_equals", "bt"]:
+                out.append(dict(kind="matmul", dtype=dt, out=out_dt, size=8192, bm=128, bn=256, bk=128,
+                                warps=8, stages=3, form=form))
+        out.append(dict(kind="matmul", dtype="fp16", out="fp16", size=8192, bm=128, bn=256, bk=64,
+                        warps=8, stages=3, form="bt"))
     for (d, bm, bn, w) in [(64, 128, 64, 4), (128, 128, 64, 8)]:
         out.append(dict(kind="attention", dtype="fp16", heads=32, seq=4096, dim=d, bm=bm, bn=bn,
                         warps=w, stages=3))
@@ -78,6 +87,12 @@ def signature(c):
             consts = {"BM": c["bm"], "BN": c["bn"], "BK": c["bk"], "GROUP": 8}
             text = ", ".join(f"{t}:16" for t in types) + f", {c['bm']}, {c['bn']}, {c['bk']}, 8"
             return text, names, types, consts, kernels.bench_matmul_x3, "bench_matmul_x3"
+        if c["form"] == "bt":
+            names = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_a", "stride_b", "stride_c"]
+            types = [ptr, ptr, out] + ["i32"] * 6
+            consts = {"BM": c["bm"], "BN": c["bn"], "BK": c["bk"], "GROUP": 8}
+            text = ", ".join(f"{t}:16" for t in types) + f", {c['bm']}, {c['bn']}, {c['bk']}, 8"
+            return text, names, types, consts, kernels.bench_matmul_bt, "bench_matmul_bt"
         names = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_a", "stride_b", "stride_c"]
         types = [ptr, ptr, out] + ["i32"] * 6
         consts = {"BM": c["bm"], "BN": c["bn"], "BK": c["bk"], "GROUP": 8, "PLUS_EQUALS": plus}

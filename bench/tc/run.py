@@ -22,7 +22,7 @@ sys.path.append(str(pathlib.Path(__file__).resolve().parents[1]))  # bench/
 from cubin_timing import Kernel, flusher  # noqa: E402,F401 (re-exported for ksweep/profile_one)
 
 TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "i8": torch.int8,
-         "i32": torch.int32}
+         "i32": torch.int32, "fp8": torch.float8_e4m3fn}
 
 
 def time_sides(sides, rounds, flush):
@@ -55,13 +55,20 @@ def setup(c):
         outs = [torch.empty(n, n, device="cuda", dtype=TORCH[c["out"]]) for _ in range(2)]
         grid = ((n // c["bm"]) * (n // c["bn"]), 1, 1)
         args = lambda o: [a.data_ptr(), b.data_ptr(), o.data_ptr(), n, n, n, n, n, n]  # noqa: E731
+        bt = c.get("form") == "bt"
+        bm = b.T if bt else b
         if c["dtype"] == "i8":
-            ref = (a.double() @ b.double())  # exact in fp64 for these sizes
+            ref = (a.double() @ bm.double())  # exact in fp64 for these sizes
             ref = ref.to(torch.int64).to(torch.int32)
         else:
-            ref = a.float() @ b.float()
+            ref = a.float() @ bm.float()
         flops = 2 * n ** 3
-        return outs, grid, args, ref, flops
+        # The library's own kernel on the same inputs (cuBLAS), where torch has one.
+        lib = None
+        if c["dtype"] in ("fp16", "bf16") and c["out"] == c["dtype"]:
+            lib_out = torch.empty(n, n, device="cuda", dtype=dt)
+            lib = lambda: torch.matmul(a, bm, out=lib_out)  # noqa: E731
+        return outs, grid, args, ref, flops, lib
     h, s, d = c["heads"], c["seq"], c["dim"]
     q, k, v = (torch.randn(h, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
     outs = [torch.empty_like(q) for _ in range(2)]
@@ -69,7 +76,14 @@ def setup(c):
     args = lambda o: [q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), s, s * d, d]  # noqa: E731
     p = torch.softmax((q.float() @ k.float().transpose(1, 2)) * 0.125, dim=-1)
     ref = p @ v.float()
-    return outs, grid, args, ref, 4 * h * s * s * d
+    # torch's flash attention on 4-D tensors (batch 1), the same non-causal problem.
+    q4, k4, v4 = (x.unsqueeze(0) for x in (q, k, v))
+
+    def lib():
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            torch.nn.functional.scaled_dot_product_attention(q4, k4, v4, scale=0.125)
+    return outs, grid, args, ref, 4 * h * s * s * d, lib
 
 
 def main():
@@ -91,7 +105,7 @@ def main():
         block = (32 * c["warps"], 1, 1)
         tc = Kernel(d / "tritonc.cubin", c["tritonc_entry"], c["tritonc_shared"], 0, block)
         tr = Kernel(d / "triton.cubin", c["triton_entry"], c["triton_shared"], c["triton_extra_args"], block)
-        outs, grid, args, ref, flops = setup(c)
+        outs, grid, args, ref, flops, lib = setup(c)
         tc.launch(grid, args(outs[0]))
         tr.launch(grid, args(outs[1]))
         torch.cuda.synchronize()
@@ -101,19 +115,28 @@ def main():
                 errs.append(0.0 if torch.equal(o, ref) else float((o.long() - ref.long()).abs().max()))
             else:
                 errs.append(float((o.float() - ref).abs().max()))
-        t = time_sides({"tritonc": lambda: tc.launch(grid, args(outs[0])),
-                        "triton": lambda: tr.launch(grid, args(outs[1])),
-                        "tritonc_again": lambda: tc.launch(grid, args(outs[0]))}, a.rounds, flush)
+        sides = {"tritonc": lambda: tc.launch(grid, args(outs[0])),
+                 "triton": lambda: tr.launch(grid, args(outs[1])),
+                 "tritonc_again": lambda: tc.launch(grid, args(outs[0]))}
+        if lib is not None:
+            try:
+                lib()
+                sides["library"] = lib
+            except Exception as e:  # noqa: BLE001 (a library without the kernel: no column)
+                print(f"{c['name']}: no library column ({type(e).__name__}: {str(e)[:80]})")
+        t = time_sides(sides, a.rounds, flush)
         r = dict(c, ms_tritonc=t["tritonc"], ms_triton=t["triton"], ms_aa=t["tritonc_again"],
                  ratio=t["triton"] / t["tritonc"], aa=t["tritonc_again"] / t["tritonc"],
                  tflops_tritonc=flops / t["tritonc"] / 1e9, tflops_triton=flops / t["triton"] / 1e9,
                  err_tritonc=errs[0], err_triton=errs[1],
                  bitwise_equal=bool(torch.equal(outs[0], outs[1])),
-                 max_diff_sides=float((outs[0].double() - outs[1].double()).abs().max()))
+                 max_diff_sides=float((outs[0].double() - outs[1].double()).abs().max()),
+                 tflops_library=(flops / t["library"] / 1e9) if "library" in t else None)
         results.append(r)
         print(f"{c['name']:46} {r['tflops_tritonc']:9.1f} {r['tflops_triton']:9.1f} {r['ratio']:6.3f} "
               f"{r['aa']:6.3f} {errs[0]:7.3g}/{errs[1]:<7.3g}  {c['tritonc_sm90']['registers']}/{c['triton_sm90']['registers']}"
-              f"  {'bitwise' if r['bitwise_equal'] else 'diff %.3g' % r['max_diff_sides']}",
+              f"  {'bitwise' if r['bitwise_equal'] else 'diff %.3g' % r['max_diff_sides']}"
+              + (f"  library {r['tflops_library']:.1f}" if r["tflops_library"] else ""),
               flush=True)
     if a.json:
         pathlib.Path(a.json).write_text(json.dumps(results, indent=1))

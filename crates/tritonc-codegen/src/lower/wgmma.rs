@@ -445,7 +445,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 None => None,
             };
             let ptr = self.pipe_slot(i8t, view.byte_offset, 0, dynamic)?;
-            let base = self.descriptor(ptr, &view.layout, dims, elem_bytes, wg, wg_coords)?;
+            let base = self.descriptor(ptr, &view.layout, dims, elem_bytes, wg, wg_coords, operand)?;
             return Ok(Source::Shared(Described {
                 base,
                 layout: view.layout,
@@ -473,7 +473,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let elem = self.elem_type(v)?;
         self.stage_write(&regs, elem, &linear, &staged)?;
         let ptr = self.shared_slot(i8t, start as u32, 0, None)?;
-        let base = self.descriptor(ptr, &layout, dims, elem_bytes, wg, wg_coords)?;
+        let base = self.descriptor(ptr, &layout, dims, elem_bytes, wg, wg_coords, operand)?;
         Ok(Source::Shared(Described {
             base,
             layout,
@@ -504,6 +504,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         elem_bytes: u64,
         wg: Value<'c, 'a>,
         wg_coords: [u64; 2],
+        operand: usize,
     ) -> Result<Value<'c, 'a>, LowerError> {
         let b = self.b;
         let ctx = b.context();
@@ -520,8 +521,10 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         let fast = layout.order[0] as usize;
         let w = layout.block_elems().unwrap_or(1);
         // The leading byte offset: between column blocks of an operand stored MN-major
-        // (zero when it is one block wide, as Triton writes it; unused K-major).
-        let lbo = if dims[fast] > w { dims[1 - fast] * swizzle / 16 } else { 0 };
+        // (zero when it is one block wide, as Triton writes it; unused K-major, where an
+        // instruction's K slice never leaves its block).
+        let k_dim = if operand == 0 { 1 } else { 0 };
+        let lbo = if fast != k_dim && dims[fast] > w { dims[1 - fast] * swizzle / 16 } else { 0 };
         let sbo = 8 * swizzle / 16;
         let bits = (lbo << 16) | (sbo << 32) | (mode << 62);
         let mut addr = self.mlir(b.value("llvm.ptrtoint", &[ptr], i64t, &[]))?;
