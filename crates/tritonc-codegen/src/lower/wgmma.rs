@@ -14,6 +14,9 @@
 //! the layout's offset of its first element; 16-bit operands stored MN-major are
 //! transposed by the instruction (`imm-trans`).
 //!
+//! A constant-zero accumulator is not materialized: the first K step of each tile runs
+//! with `scale-d` false (the instruction ignores its accumulator input).
+//!
 //! The instructions of one dot are fenced once (`wgmma.fence`) and committed as one group
 //! (`wgmma.commit_group`); the result is in flight until a `ttng.warp_group_dot_wait`
 //! (`wgmma.wait_group N`), which takes and returns the accumulator registers so that no
@@ -193,6 +196,13 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         };
 
         let mut acc = self.operand(op, 2)?.regs;
+        // A zero accumulator (attention's `Q·Kᵀ`) is not materialized: the first K step
+        // of each tile ignores its input (`scale-d` false), as Triton's code does.
+        let zero_init = tritonc_ir::passes::is_zero(self.func, data.operands()[2]);
+        if zero_init {
+            let undef = self.mlir(self.b.value("llvm.mlir.undef", &[], acc[0].r#type(), &[]))?;
+            acc = vec![undef; acc.len()];
+        }
         self.inline_asm("wgmma.fence.sync.aligned;", "", &[], None)?;
         for i in 0..reps_m {
             for j in 0..reps_n {
@@ -208,16 +218,17 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                 let mut d: Vec<Value<'c, 'a>> = idx.iter().map(|&x| acc[x]).collect();
                 for s in 0..k / instr.k_step {
                     let k0 = s * instr.k_step;
+                    let scale_d = if zero_init && s == 0 { 0 } else { 1 };
                     let b_at = self.desc_at(&b_desc, [k0, n0])?;
                     d = match &a_src {
                         Source::Shared(a_desc) => {
                             let a_at = self.desc_at(a_desc, [m0, k0])?;
                             let trans = [a_desc.mn_major(0), b_desc.mn_major(1)];
-                            self.wgmma_ss(&instr, instr_n, a_at, b_at, trans, &d)?
+                            self.wgmma_ss(&instr, instr_n, a_at, b_at, trans, scale_d, &d)?
                         }
                         Source::Registers(regs, linear) => {
                             let a = self.a_words(regs, linear, m0, k0)?;
-                            self.wgmma_rs(&instr, instr_n, &a, b_at, b_desc.mn_major(1), &d)?
+                            self.wgmma_rs(&instr, instr_n, &a, b_at, b_desc.mn_major(1), scale_d, &d)?
                         }
                     };
                 }
@@ -325,6 +336,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         a: Value<'c, 'a>,
         b: Value<'c, 'a>,
         trans: [bool; 2],
+        scale_d: i32,
         d: &[Value<'c, 'a>],
     ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
         let r = d.len();
@@ -344,7 +356,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             da = r,
             db = r + 1,
         );
-        let one = self.i32c(1)?;
+        let one = self.i32c(scale_d)?;
         self.passing_asm(&asm, d, &[a, b, one], "l,l,r")
     }
 
@@ -356,6 +368,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         a: &[Value<'c, 'a>],
         b: Value<'c, 'a>,
         trans_b: bool,
+        scale_d: i32,
         d: &[Value<'c, 'a>],
     ) -> Result<Vec<Value<'c, 'a>>, LowerError> {
         let r = d.len();
@@ -378,7 +391,7 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
             a3 = r + 3,
             db = r + 4,
         );
-        let one = self.i32c(1)?;
+        let one = self.i32c(scale_d)?;
         let mut extra = a.to_vec();
         extra.extend([b, one]);
         self.passing_asm(&asm, d, &extra, "r,r,r,r,l,r")
