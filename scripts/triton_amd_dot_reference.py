@@ -63,6 +63,8 @@ CASES = [
     tile("fp16", "fp32", 16, 64, 16, 4),
     tile("fp16", "fp32", 256, 64, 32, 8),
     tile("fp16", "fp32", 64, 256, 32, 8),
+    # An operand of 64 KiB: all of a workgroup's LDS.
+    tile("fp16", "fp32", 256, 256, 128, 8),
     tile("bf16", "fp32", 128, 128, 32, 4),
     tile("bf16", "fp32", 16, 16, 16, 4),
     tile("fp32", "fp32", 64, 64, 16, 4),

@@ -4,7 +4,8 @@
 //! Each operand goes through LDS, one after the other (as Triton's code does, so the LDS
 //! they take is the larger operand's): its registers are written K-contiguous (A as
 //! `[M][K + kWidth]`, B as `[N][K + kWidth]`; the `kWidth` elements of padding keep the
-//! rows of neighbouring lanes off one bank), a barrier, then every thread reads the
+//! rows of neighbouring lanes off one bank, and are left out where the padded operand
+//! would not fit in LDS), a barrier, then every thread reads the
 //! registers of the operand layout (`MfmaLayout::operand_linear`, Triton's
 //! `#ttg.dot_op<{opIdx, parent = #mma, kWidth}>`) as vectors of `kWidth` K-consecutive
 //! elements: one MFMA source register each. The addresses are the linear layout's: the
@@ -95,8 +96,15 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         self.b.context().get_or_load_dialect("rocdl");
 
         // Operand fragments, keyed by the register part of their coordinates
-        // (A: (m, k), B: (k, n)) at the start of each kWidth run.
-        let row = k + kw;
+        // (A: (m, k), B: (k, n)) at the start of each kWidth run. Rows are padded by
+        // kWidth elements unless that would not fit in the workgroup's LDS (Triton's
+        // swizzled operands take exactly `max(M, N)·K` elements).
+        let padded = m.max(n) * (k + kw) * elem_bytes;
+        let row = if padded > self.target.shared_memory_per_block() {
+            k
+        } else {
+            k + kw
+        };
         let mut frags: [HashMap<(u64, u64), Value<'c, 'a>>; 2] = [HashMap::new(), HashMap::new()];
         for (i, v, shape, strides) in [
             (0usize, a_v, [m, k], [row, 1]),
