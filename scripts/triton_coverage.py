@@ -716,6 +716,22 @@ def kernel(x_ptr, BLOCK: tl.constexpr):
     r = tl.arange(0, BLOCK)
     tl.store(x_ptr + r[:, :, None], r[:, None, None])
 """, {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
+    # gemlite's `next_power_of_2_triton = next_power_of_2_bitwise_triton`: a module-level
+    # alias of a `@jit` helper.
+    ("module_alias_of_jit_helper", """
+@triton.jit
+def twice_impl(x):
+    return x * 2
+
+
+twice = twice_impl
+
+
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(x_ptr + r, twice(tl.load(x_ptr + r)))
+""", {"x_ptr": "*i32", "BLOCK": 64}, "*i32, 64"),
     ("builtin_range_keyword", """
 @triton.jit
 def kernel(x_ptr, n):

@@ -23,6 +23,9 @@ pub struct ModuleIndex {
     pub kernels: Vec<Kernel>,
     /// Module-level constexpr globals and plain literal candidates.
     pub constexpr_globals: Vec<ConstexprGlobal>,
+    /// Unconditional module-level `alias = name` statements, as (alias, name): gemlite's
+    /// `next_power_of_2_triton = next_power_of_2_bitwise_triton` names a `@jit` function.
+    pub aliases: Vec<(String, String)>,
     /// Problems with jit/autotune/heuristics arguments (`E02xx`).
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -348,11 +351,23 @@ pub fn discover_following(module: &Module, reexported: &dyn Fn(&str) -> Reexport
     }
     let mut constexpr_globals = Vec::new();
     d.constexpr_globals(&module.body, false, &mut constexpr_globals);
+    let aliases = module
+        .body
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Assign { targets, value } if targets.len() == 1 => Some((
+                targets[0].as_name()?.to_string(),
+                value.as_name()?.to_string(),
+            )),
+            _ => None,
+        })
+        .collect();
     ModuleIndex {
         resolver: d.resolver,
         functions,
         kernels,
         constexpr_globals,
+        aliases,
         diagnostics: d.diagnostics,
     }
 }

@@ -123,6 +123,18 @@ impl ModuleScope {
                 scope.debug.push(k.name.clone());
             }
         }
+        // `alias = jit_function` at module level: Triton resolves the global to the same
+        // `JITFunction` (or constexpr function).
+        for (alias, target) in &index.aliases {
+            if scope.functions.contains_key(alias) || scope.constexpr_functions.contains_key(alias) {
+                continue;
+            }
+            if let Some(def) = scope.functions.get(target).cloned() {
+                scope.functions.insert(alias.clone(), def);
+            } else if let Some(def) = scope.constexpr_functions.get(target).cloned() {
+                scope.constexpr_functions.insert(alias.clone(), def);
+            }
+        }
         for g in &index.constexpr_globals {
             let name = g.name.name.clone();
             if g.conditional
