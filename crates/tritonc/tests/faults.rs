@@ -256,7 +256,7 @@ fn a_ptxas_that_hangs_even_on_version_is_stopped_at_the_time_bound() {
     assert!(o.stderr.contains("time bound of 2 s"), "{}", o.stderr);
     // Told about before the bound: a quarter of it (30 s at most).
     assert!(
-        o.stderr.contains("note: `ptxas -arch=sm_90` is still running after"),
+        o.stderr.contains("note: `ptxas -arch=sm_90a` is still running after"),
         "{}",
         o.stderr
     );
