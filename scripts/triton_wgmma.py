@@ -83,6 +83,26 @@ CASES = [
     ("i8_128x128x64_w4", "i8", "i32", 128, 128, 64, 4, False, "tf32"),
 ]
 
+# fp8 dots with `max_num_imprecise_acc` at most K: Triton's `wgmma` accumulates each run of
+# that many K elements from zero and adds it to the fp32 result (`needsPartialAccumulator`).
+# (name, operand type, BM, BN, BK, num_warps, B K-major, max_num_imprecise_acc)
+IMPRECISE = [
+    ("fp8e4nv_kmajor_128x128x64_w4_imp32", "fp8e4nv", 128, 128, 64, 4, True, 32),
+    ("fp8e4nv_kmajor_128x128x128_w4_imp64", "fp8e4nv", 128, 128, 128, 4, True, 64),
+    ("fp8e5_kmajor_64x128x64_w4_imp64", "fp8e5", 64, 128, 64, 4, True, 64),
+]
+
+# The same K loop written `tl.range(0, K, BK, warp_specialize=True)`. At 8 warps Triton 3.6
+# accepts the keyword and emits no warp specialization for these loops on capability 9.0
+# (no `ttg.warp_specialize` region, no `setmaxnreg`): the code is the plain loop's. At 4
+# warps its Hopper warp-specialization pass fails an assertion (WSLowerToken.cpp) and the
+# compile raises; that outcome is recorded as `triton_error`.
+WARP_SPECIALIZED = [
+    ("fp16_128x256x64_w8_ws", "fp16", "fp32", 128, 256, 64, 8, False, "tf32"),
+    ("fp16_128x128x64_w8_ws", "fp16", "fp32", 128, 128, 64, 8, False, "tf32"),
+    ("bf16_128x128x64_w4_ws", "bf16", "fp32", 128, 128, 64, 4, False, "tf32"),
+]
+
 
 def facts(ttgir: str, ptx: str) -> dict:
     mma = re.search(r"#ttg\.nvidia_mma<\{versionMajor = (\d+), versionMinor = \d+, warpsPerCTA = \[([\d, ]+)\], "
@@ -104,6 +124,10 @@ def facts(ttgir: str, ptx: str) -> dict:
         "mma_sync": sorted(set(re.findall(r"\b(mma\.sync\.aligned\.[\w.]+)", ptx))),
         "fence_proxy_async": ptx.count("fence.proxy.async"),
         "wait_group": sorted(set(re.findall(r"wgmma\.wait_group\.sync\.aligned (\d+)", ptx))),
+        "warp_specialize_regions": ttgir.count("ttg.warp_specialize("),
+        "setmaxnreg": ptx.count("setmaxnreg"),
+        "wgmma_count": len(re.findall(r"\bwgmma\.mma_async\.", ptx)),
+        "f32_adds": len(re.findall(r"\badd(?:\.rn)?\.f32\b", ptx)),
     }
 
 
@@ -132,9 +156,18 @@ def main() -> None:
     from triton.compiler import ASTSource
 
     cases = []
-    for name, dt, acc, bm, bn, bk, warps, kmajor, precision in CASES:
+    runs = [(c, False, None) for c in CASES] + [(c, True, None) for c in WARP_SPECIALIZED]
+    runs += [((n, dt, "fp32", bm, bn, bk, w, km, "tf32"), False, imp) for n, dt, bm, bn, bk, w, km, imp in IMPRECISE]
+    for (name, dt, acc, bm, bn, bk, warps, kmajor, precision), ws, imp in runs:
         acc_tl = {"fp32": "tl.float32", "i32": "tl.int32"}[acc]
         source = SOURCE.replace("ACC", acc_tl)
+        if imp is not None:
+            source = source.replace("input_precision=PRECISION)",
+                                    f"input_precision=PRECISION, max_num_imprecise_acc={imp})")
+        if ws:
+            loop = "for k in range(0, K, BK):"
+            assert loop in source
+            source = source.replace(loop, "for k in tl.range(0, K, BK, warp_specialize=True):")
         fn = jit_from_source(source, "matmul")
         signature = {"a_ptr": f"*{dt}", "b_ptr": f"*{dt}", "c_ptr": f"*{acc}", "M": "i32", "N": "i32", "K": "i32",
                      "BM": "constexpr", "BN": "constexpr", "BK": "constexpr", "B_KMAJOR": "constexpr",
@@ -142,9 +175,18 @@ def main() -> None:
         attrs = {(i,): [["tt.divisibility", 16]] for i in range(6)}
         consts = {"BM": bm, "BN": bn, "BK": bk, "B_KMAJOR": kmajor, "PRECISION": precision}
         src = ASTSource(fn, signature, consts, attrs)
-        k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_stages": 3})
         case = {"name": name, "dtype": dt, "acc": acc, "block": [bm, bn, bk], "num_warps": warps,
-                "b_k_major": kmajor, "num_stages": 3, "source": source}
+                "b_k_major": kmajor, "num_stages": 3, "warp_specialize": ws, "max_num_imprecise_acc": imp,
+                "source": source}
+        try:
+            k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_stages": 3})
+        except RuntimeError as e:
+            if not ws:
+                raise
+            case["triton_error"] = str(e).strip().splitlines()[-1]
+            print(name, "Triton fails:", case["triton_error"], file=sys.stderr)
+            cases.append(case)
+            continue
         case.update(facts(k.asm["ttgir"], k.asm["ptx"]))
         case["ptxas_sm90a"] = ptxas_spills(k.asm["ptx"])
         case["target"] = re.search(r"\.target (\w+)", k.asm["ptx"]).group(1)

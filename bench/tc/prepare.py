@@ -64,15 +64,27 @@ def cases(quick, arch="sm_80"):
                                 warps=8, stages=3, form=form))
         out.append(dict(kind="matmul", dtype="fp16", out="fp16", size=8192, bm=128, bn=256, bk=64,
                         warps=8, stages=3, form="bt"))
-    for (d, bm, bn, w) in [(64, 128, 64, 4), (128, 128, 64, 8)]:
-        out.append(dict(kind="attention", dtype="fp16", heads=32, seq=4096, dim=d, bm=bm, bn=bn,
-                        warps=w, stages=3))
+        # fp8 with `max_num_imprecise_acc` 32 and 64 (split accumulation).
+        for imp in [32, 64]:
+            out.append(dict(kind="matmul", dtype="fp8", out="fp16", size=8192, bm=128, bn=256, bk=128,
+                            warps=8, stages=3, form=f"imp{imp}"))
+    # Attention forward over batch x heads = 4 x 32, 4096 positions: the project's one-loop
+    # kernel and the staged kernel (a helper run left of and on the diagonal), causal and not.
+    att_tiles = [(64, 128, 64, 4), (128, 128, 64, 8)]
+    if arch == "sm_90":
+        att_tiles += [(64, 128, 128, 8), (128, 128, 128, 8)]
+    for kernel in (["own"] if quick else ["own", "staged"]):
+        for causal in ([False] if quick else [False, True]):
+            for (d, bm, bn, w) in att_tiles:
+                out.append(dict(kind="attention", dtype="fp16", batch=4, heads=32, seq=4096, dim=d, bm=bm,
+                                bn=bn, warps=w, stages=3, kernel=kernel, causal=causal))
     for c in out:
         if c["kind"] == "matmul":
             c["name"] = (f"mm_{c['dtype']}_{c['size']}_{c['bm']}x{c['bn']}x{c['bk']}_w{c['warps']}"
                          f"_s{c['stages']}_{c['form']}")
         else:
-            c["name"] = f"attn_d{c['dim']}_{c['bm']}x{c['bn']}_w{c['warps']}"
+            c["name"] = (f"attn_{c['kernel']}{'_causal' if c['causal'] else ''}_d{c['dim']}_{c['bm']}x{c['bn']}"
+                         f"_w{c['warps']}")
     return out
 
 
@@ -87,6 +99,13 @@ def signature(c):
             consts = {"BM": c["bm"], "BN": c["bn"], "BK": c["bk"], "GROUP": 8}
             text = ", ".join(f"{t}:16" for t in types) + f", {c['bm']}, {c['bn']}, {c['bk']}, 8"
             return text, names, types, consts, kernels.bench_matmul_x3, "bench_matmul_x3"
+        if c["form"].startswith("imp"):
+            names = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_a", "stride_b", "stride_c"]
+            types = [ptr, ptr, out] + ["i32"] * 6
+            imp = int(c["form"][3:])
+            consts = {"BM": c["bm"], "BN": c["bn"], "BK": c["bk"], "GROUP": 8, "MAX_IMP": imp}
+            text = ", ".join(f"{t}:16" for t in types) + f", {c['bm']}, {c['bn']}, {c['bk']}, 8, {imp}"
+            return text, names, types, consts, kernels.bench_matmul_imprecise, "bench_matmul_imprecise"
         if c["form"] == "bt":
             names = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_a", "stride_b", "stride_c"]
             types = [ptr, ptr, out] + ["i32"] * 6
@@ -101,8 +120,14 @@ def signature(c):
     names = ["q_ptr", "k_ptr", "v_ptr", "o_ptr", "N_CTX", "stride_h", "stride_s"]
     types = ["*fp16"] * 4 + ["i32"] * 3
     consts = {"HEAD_DIM": c["dim"], "BLOCK_M": c["bm"], "BLOCK_N": c["bn"]}
-    text = ", ".join(f"{t}:16" for t in types) + f", {c['dim']}, {c['bm']}, {c['bn']}"
-    return text, names, types, consts, kernels.bench_attention, "bench_attention"
+    if c["kernel"] == "staged":
+        consts["STAGE"] = 3 if c["causal"] else 1
+        fn, kname = kernels.bench_attention_staged, "bench_attention_staged"
+    else:
+        consts["CAUSAL"] = c["causal"]
+        fn, kname = kernels.bench_attention, "bench_attention"
+    text = ", ".join(f"{t}:16" for t in types) + ", " + ", ".join(str(v) for v in consts.values())
+    return text, names, types, consts, fn, kname
 
 
 def ptxas_v(ptxas, ptx, arch, cubin=None):
@@ -114,6 +139,16 @@ def ptxas_v(ptxas, ptx, arch, cubin=None):
     get = lambda pat: int(m.group(1)) if (m := re.search(pat, text)) else 0  # noqa: E731
     return {"registers": get(r"Used (\d+) registers"), "spill_stores": get(r"(\d+) bytes spill stores"),
             "spill_loads": get(r"(\d+) bytes spill loads"), "smem": get(r"(\d+) bytes smem")}
+
+
+def triton_ptxas_version():
+    """The version line of the ptxas in Triton's wheel (what `k.asm["cubin"]` came from)."""
+    from triton.backends.nvidia import compiler as nv
+    try:
+        return subprocess.run([nv.get_ptxas(90).path, "--version"], capture_output=True,
+                              text=True).stdout.strip().splitlines()[-1]
+    except Exception as e:  # noqa: BLE001 (the version is a label only)
+        return f"unknown ({type(e).__name__})"
 
 
 def main():
@@ -163,6 +198,9 @@ def main():
         if cap == 80:
             c["triton_sm80"] = ptxas_v(args.ptxas, d / "triton.ptx", "sm_80")
         c["triton_sm90"] = ptxas_v(args.ptxas, d / "triton.ptx", run_arch, d / "triton.cubin")
+        # Triton's cubin as its own ptxas (the one in its wheel) assembled it.
+        (d / "triton_own.cubin").write_bytes(k.asm["cubin"])
+        c["triton_ptxas"] = triton_ptxas_version()
         c["args"] = names
         params = set(re.findall(r"\b" + re.escape(k.metadata.name) + r"_param_(\d+)", k.asm["ptx"]))
         c["triton_extra_args"] = len(params) - len(names)

@@ -169,9 +169,12 @@ impl Target {
     pub const fn shared_memory_per_block(&self) -> u64 {
         match self.arch {
             Arch::Nvidia { capability, .. } => match capability {
+                // sm_120/121 (consumer Blackwell) have sm_86's 99 KiB; sm_87 (Orin) has
+                // sm_80's 163 KiB.
+                120 | 121 => 101_376,
                 90.. => 232_448,
-                80 => 166_912,
-                86 | 87 | 89 => 101_376,
+                80 | 87 => 166_912,
+                86 | 89 => 101_376,
                 75 => 65_536,
                 70 | 72 => 98_304,
                 _ => 49_152,
@@ -345,6 +348,10 @@ mod tests {
         assert_eq!(Target::amd(0x942).warp_size(), 64);
         assert_eq!(Target::nvidia(90).warp_size(), 32);
         assert_eq!(Target::nvidia(80).shared_memory_per_block(), 166_912);
+        assert_eq!(Target::nvidia(87).shared_memory_per_block(), 166_912);
+        assert_eq!(Target::nvidia(89).shared_memory_per_block(), 101_376);
+        assert_eq!(Target::nvidia(100).shared_memory_per_block(), 232_448);
+        assert_eq!(Target::nvidia(120).shared_memory_per_block(), 101_376);
         assert_eq!(Target::amd(0x90a).shared_memory_per_block(), 65_536);
         assert_eq!(Target::amd(0x942).capability(), 0);
         assert_eq!(Target::nvidia_arch_specific(90).capability(), 90);

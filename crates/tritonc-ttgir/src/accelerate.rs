@@ -31,11 +31,10 @@
 //! layout (version 3) instead where Triton 3.6's `tritongpu-accelerate-matmul` would:
 //! `num_warps` a multiple of 4, M a multiple of 64, and the operand types of a `wgmma`
 //! instruction (fp16, bf16 and tf32 into fp32, fp8 e4m3/e5m2 into fp32, int8 into
-//! int32). An fp8 dot takes `wgmma` when its `max_num_imprecise_acc` is at least K (the
-//! default on sm_90, 2^30: the instruction's own accumulation throughout, as Triton's);
-//! a smaller limit, which Triton meets by adding partial `wgmma` sums into a separate
-//! fp32 accumulator every so many elements of K, keeps `mma.sync` on operands widened
-//! to fp16 (exact products, fp32 accumulation: at least as precise). Its warps are Triton's `warpsPerTileV3`
+//! int32). An fp8 dot's `max_num_imprecise_acc` does not change the choice: above K (the
+//! default on sm_90, 2^30) the instruction accumulates throughout, at most K the back end
+//! adds partial `wgmma` sums of that many K elements into a separate fp32 accumulator, as
+//! Triton's `WarpGroupDotOp::needsPartialAccumulator` code does. Its warps are Triton's `warpsPerTileV3`
 //! (every warp along M for a chained dot; else four along M, then doubled along M while
 //! M has more 16-row tiles, else along N) and its instruction's N the largest Triton
 //! allows (`mmaVersionToInstrShape`); see `scripts/triton_wgmma.py` and its fixture.
@@ -103,18 +102,10 @@ pub fn mma_layout_for(func: &Function, dot: OpId, num_warps: u32, capability: u3
     let split_fp32 = input_precision == InputPrecision::Tf32x3 && dtype(a)? == DType::F32;
     let chained = feeds_a_dot(func, r) || a_from_dot(func, a);
     if capability == 90 && !split_fp32 {
-        let imprecise = match *func.kind(dot) {
-            OpKind::Dot {
-                max_num_imprecise_acc,
-                ..
-            } => max_num_imprecise_acc,
-            _ => 0,
-        };
-        let fp8 = dtype(a)?.is_fp8();
         // A `wgmma` multiplies 32 bytes of K per instruction.
         let wk = 32 / u64::from(dtype(a)?.size_bytes()?);
         if let Some(l) = wgmma_layout(m, n, wk, num_warps, chained, dtype(a)? == DType::I8)
-            .filter(|_| (!fp8 || u64::from(imprecise) >= k) && k % wk == 0)
+            .filter(|_| k % wk == 0)
         {
             return Some(Layout::Mma(l));
         }

@@ -199,10 +199,21 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
         // A zero accumulator (attention's `Q·Kᵀ`) is not materialized: the first K step
         // of each tile ignores its input (`scale-d` false), as Triton's code does.
         let zero_init = tritonc_ir::passes::is_zero(self.func, data.operands()[2]);
+        let undef = self.mlir(self.b.value("llvm.mlir.undef", &[], acc[0].r#type(), &[]))?;
         if zero_init {
-            let undef = self.mlir(self.b.value("llvm.mlir.undef", &[], acc[0].r#type(), &[]))?;
             acc = vec![undef; acc.len()];
         }
+        // fp8 → fp32 `wgmma` keeps about 14 bits of its running sum. With
+        // `max_num_imprecise_acc` at most K, Triton accumulates each run of that many K
+        // elements from zero and adds the run to the fp32 result (`d + run`, in fp32).
+        let imprecise = match data.kind {
+            OpKind::Dot {
+                max_num_imprecise_acc,
+                ..
+            } => u64::from(max_num_imprecise_acc),
+            _ => u64::MAX,
+        };
+        let split_every = (a_dt.is_fp8() && acc_dt == DType::F32 && imprecise <= k).then_some(imprecise);
         self.inline_asm("wgmma.fence.sync.aligned;", "", &[], None)?;
         for i in 0..reps_m {
             for j in 0..reps_n {
@@ -216,21 +227,54 @@ impl<'l, 'c, 'a> FunctionLowering<'l, 'c, 'a> {
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let mut d: Vec<Value<'c, 'a>> = idx.iter().map(|&x| acc[x]).collect();
-                for s in 0..k / instr.k_step {
+                // With split accumulation: the run in progress, its K elements, and whether
+                // `d` holds a value yet.
+                let mut run: Option<Vec<Value<'c, 'a>>> = None;
+                let mut run_k = 0;
+                let mut d_set = !zero_init;
+                let steps = k / instr.k_step;
+                for s in 0..steps {
                     let k0 = s * instr.k_step;
-                    let scale_d = if zero_init && s == 0 { 0 } else { 1 };
+                    let (scale_d, input) = match split_every {
+                        None => (i32::from(!(zero_init && s == 0)), d.clone()),
+                        Some(_) => match run.take() {
+                            Some(r) => (1, r),
+                            None => (0, vec![undef; d.len()]),
+                        },
+                    };
                     let b_at = self.desc_at(&b_desc, [k0, n0])?;
-                    d = match &a_src {
+                    let out = match &a_src {
                         Source::Shared(a_desc) => {
                             let a_at = self.desc_at(a_desc, [m0, k0])?;
                             let trans = [a_desc.mn_major(0), b_desc.mn_major(1)];
-                            self.wgmma_ss(&instr, instr_n, a_at, b_at, trans, scale_d, &d)?
+                            self.wgmma_ss(&instr, instr_n, a_at, b_at, trans, scale_d, &input)?
                         }
                         Source::Registers(regs, linear) => {
                             let a = self.a_words(regs, linear, m0, k0)?;
-                            self.wgmma_rs(&instr, instr_n, &a, b_at, b_desc.mn_major(1), scale_d, &d)?
+                            self.wgmma_rs(&instr, instr_n, &a, b_at, b_desc.mn_major(1), scale_d, &input)?
                         }
                     };
+                    let Some(every) = split_every else {
+                        d = out;
+                        continue;
+                    };
+                    run_k += instr.k_step;
+                    if run_k >= every || s + 1 == steps {
+                        // (The add reads the run before `wgmma.wait_group`: ptxas
+                        // serializes those instructions, as it does for Triton's code.)
+                        d = if d_set {
+                            d.iter()
+                                .zip(&out)
+                                .map(|(&x, &y)| self.mlir(self.b.binary("arith.addf", x, y)))
+                                .collect::<Result<_, _>>()?
+                        } else {
+                            out
+                        };
+                        d_set = true;
+                        run_k = 0;
+                    } else {
+                        run = Some(out);
+                    }
                 }
                 for (f, &x) in idx.iter().enumerate() {
                     acc[x] = d[f];
