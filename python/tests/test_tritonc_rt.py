@@ -78,6 +78,12 @@ class TritoncRt(unittest.TestCase):
         self.assertIsNotNone(b.cubin)
         self.assertEqual(b.min_driver_version, 12000)
 
+    def test_the_code_capability_comes_from_the_ptx_target(self):
+        # `--target sm_90` compiles sm_90a PTX: it runs on capability 9.0 only.
+        b = self.kernel.variants[0].bundle
+        b.ptx = b.ptx.replace(b".target sm_90\n", b".target sm_90a\n")
+        self.assertEqual((b.target, b.sm), ("sm_90", (9, 0, True)))
+
     def test_every_violation_is_reported_before_the_driver(self):
         with self.assertRaises(tritonc_rt.LaunchError) as c:
             self.kernel[(4,)](Array(0x1004), Array(0x2000, "<f2"), CpuTensor(), 1000, BLOCK_SIZE=512)

@@ -72,10 +72,15 @@ class Bundle:
 
     @property
     def sm(self):
-        """(major, minor, arch_specific) of the target, e.g. (9, 0, False) for sm_90."""
+        """(major, minor, arch_specific) the code needs, e.g. (8, 0, False) for sm_80: the
+        PTX's ``.target`` where it names one (an sm_90 bundle's PTX is sm_90a, which runs on
+        capability 9.0 only), else the metadata's target."""
         m = re.fullmatch(r"sm_(\d+)(\d)([af]?)", self.target)
         if not m:
             raise BundleError(f"{self.path}: target {self.target!r} is not an NVIDIA target")
+        ptx = self.ptx.decode("ascii", "replace") if isinstance(self.ptx, bytes) else (self.ptx or "")
+        code = re.search(r"^\s*\.target\s+sm_(\d+)(\d)([af]?)\b", ptx, re.M)
+        m = code or m
         return int(m.group(1)), int(m.group(2)), bool(m.group(3))
 
     @property

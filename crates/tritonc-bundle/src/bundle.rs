@@ -166,6 +166,17 @@ impl Bundle {
             .or_else(|| crate::min_driver_for_ptx(&self.ptx))
     }
 
+    /// The compute capability the NVIDIA code needs, e.g. `(9, 0, true)`: the PTX's
+    /// `.target` directive where it names one (capability 9.0 is compiled for the
+    /// architecture-specific `sm_90a`, which runs on capability 9.0 only, while the
+    /// metadata's `target` keeps the name asked for, `sm_90`), else the metadata's target.
+    /// `None` for AMD targets.
+    pub fn code_capability(&self) -> Option<(u32, u32, bool)> {
+        ptx_target(&self.ptx)
+            .and_then(parse_sm)
+            .or_else(|| self.meta.target_capability())
+    }
+
     /// Checks that the binary (the cubin, or an AMD bundle's code object), if any, is an
     /// ELF file for its vendor's GPUs whose every section and segment lies inside its
     /// bytes: the driver is handed it by address alone and would read past a truncated

@@ -141,7 +141,9 @@ impl Variant {
             variant: m.key.to_string(),
             reason,
         };
-        let sm = parse_sm(&m.target).ok_or_else(|| {
+        // The capability the code needs (`sm_90a` for an `sm_90` bundle), see
+        // `Bundle::code_capability`.
+        let sm = parse_sm(&m.target).and(b.code_capability()).ok_or_else(|| {
             err(format!(
                 "target `{}` is not an NVIDIA architecture",
                 m.target

@@ -119,7 +119,7 @@ fn golden_vector_add_entry_params_are_read() {
     assert!(!params[3].is_ptr);
     assert_eq!(params[3].name, "vector_add_param_3");
     assert_eq!(ptx::entry_names(VECTOR_ADD_PTX), vec!["vector_add"]);
-    assert_eq!(tritonc_bundle::ptx_target(VECTOR_ADD_PTX), Some("sm_90"));
+    assert_eq!(tritonc_bundle::ptx_target(VECTOR_ADD_PTX), Some("sm_90a"));
 }
 
 #[test]

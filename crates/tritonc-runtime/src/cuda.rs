@@ -12,7 +12,7 @@ use tritonc_bundle::{Bundle, BundleMeta};
 use crate::args::{Grid, Stream};
 use crate::backend::{Backend, DeviceApi, DeviceInfo, EventSeries, FunctionApi, LoadedFunction};
 use crate::error::RuntimeError;
-use crate::select::{check_ptx_driver, code_for_device, CodeChoice};
+use crate::select::{check_ptx_driver, code_for_bundle, CodeChoice};
 
 /// Every driver entry point the runtime calls; checked once at [`open`] so an old
 /// driver gives [`RuntimeError::DriverTooOld`] instead of a panic mid-launch.
@@ -305,7 +305,7 @@ impl DeviceApi for CudaDevice {
             reason,
         };
         let mut code =
-            code_for_device(meta, bundle.cubin.is_some(), info.capability).map_err(incompatible)?;
+            code_for_bundle(bundle, info.capability).map_err(incompatible)?;
         let shared = u64::from(meta.dynamic_shared_bytes) + u64::from(meta.static_shared_bytes);
         if shared > u64::from(info.max_shared) {
             return Err(incompatible(format!(

@@ -65,7 +65,7 @@ pub use device::{Device, DeviceBuffer, HostElement};
 pub use error::{exit, LaunchRefusal, NoMatchingVariant, RuntimeError};
 pub use kernel::{Kernel, LaunchTimings, PreparedLaunch};
 pub use select::{
-    amd_code_for_device, check_ptx_driver, code_for_device, select_variant, select_variant_on,
+    amd_code_for_device, check_ptx_driver, code_for_bundle, code_for_device, select_variant, select_variant_on,
     CodeChoice,
 };
 pub use tritonc_bundle::{Bundle, BundleMeta, ConstValue};

@@ -73,6 +73,17 @@ pub fn check_ptx_driver(bundle: &Bundle, driver_version: u32) -> Result<(), Stri
     }
 }
 
+/// [`code_for_device`] for a whole bundle: the capability is the one its code needs
+/// ([`Bundle::code_capability`]: an `sm_90` bundle's PTX is `sm_90a`, which newer GPUs
+/// cannot compile), so such a bundle is refused on them with the reason.
+pub fn code_for_bundle(bundle: &Bundle, device: (u32, u32)) -> Result<CodeChoice, String> {
+    let mut meta = bundle.meta.clone();
+    if let Some((major, minor, true)) = bundle.code_capability() {
+        meta.target = format!("sm_{major}{minor}a");
+    }
+    code_for_device(&meta, bundle.cubin.is_some(), device)
+}
+
 /// Decides whether a bundle for `meta.target` runs on an AMD GPU whose architecture
 /// HIP names `device_arch` (`gfx90a:sramecc+:xnack-`): an AMD code object runs only on
 /// the processor it was built for, so the processors must be equal.
@@ -124,7 +135,7 @@ fn runs_on(bundle: &Bundle, device: &Device) -> Result<(), String> {
     let has_code = bundle.cubin.is_some();
     match device.backend() {
         Backend::Hip => amd_code_for_device(meta, has_code, device.arch()).map(drop),
-        Backend::Cuda => code_for_device(meta, has_code, device.compute_capability()).map(drop),
+        Backend::Cuda => code_for_bundle(bundle, device.compute_capability()).map(drop),
     }
 }
 
@@ -143,7 +154,7 @@ pub fn select_variant(
 ) -> Result<usize, RuntimeError> {
     select(bundles, args, |b| match device {
         Some(cc) if parse_gfx(&b.meta.target).is_none() => {
-            code_for_device(&b.meta, b.cubin.is_some(), cc).map(drop)
+            code_for_bundle(b, cc).map(drop)
         }
         _ => Ok(()),
     })

@@ -6,7 +6,7 @@ use tritonc_bundle::{
     PtxParamKind, FORMAT_VERSION,
 };
 use tritonc_runtime::{
-    check_and_marshal, code_for_device, select_variant, Arg, CodeChoice, DType, Device, DevicePtr,
+    check_and_marshal, code_for_bundle, code_for_device, select_variant, Arg, CodeChoice, DType, Device, DevicePtr,
     ParamBuffer, RuntimeError, Violation,
 };
 use tritonc_sema::spec::KeyArg;
@@ -476,6 +476,32 @@ fn code_choice_follows_cuda_compatibility() {
     assert_eq!(code_for_device(&m, true, (9, 0)), Ok(CodeChoice::Cubin));
     let err = code_for_device(&m, true, (10, 0)).unwrap_err();
     assert!(err.contains("architecture-specific"), "{err}");
+}
+
+#[test]
+fn an_sm_90_bundle_with_sm_90a_code_runs_on_capability_9_0_only() {
+    // `--target sm_90` compiles `sm_90a` PTX (wgmma): the metadata says sm_90, the code
+    // needs exactly 9.0, so newer GPUs must refuse it rather than fail in the JIT.
+    let mut b = bundle(add_meta(16, None));
+    b.meta.target = "sm_90".into();
+    b.ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n".into();
+    b.cubin = Some(vec![0x7f, b'E', b'L', b'F']);
+    assert_eq!(b.code_capability(), Some((9, 0, true)));
+    assert_eq!(code_for_bundle(&b, (9, 0)), Ok(CodeChoice::Cubin));
+    for newer in [(10, 0), (12, 0)] {
+        let err = code_for_bundle(&b, newer).unwrap_err();
+        assert!(err.contains("sm_90a") && err.contains("architecture-specific"), "{err}");
+    }
+    // An sm_80 bundle's PTX runs on them through the driver's JIT.
+    b.meta.target = "sm_80".into();
+    b.ptx = ".version 7.0\n.target sm_80\n.address_size 64\n".into();
+    assert_eq!(b.code_capability(), Some((8, 0, false)));
+    assert_eq!(code_for_bundle(&b, (12, 0)), Ok(CodeChoice::Ptx));
+    assert_eq!(code_for_bundle(&b, (8, 6)), Ok(CodeChoice::Cubin));
+    // Without a `.target` line the metadata decides.
+    b.ptx = String::new();
+    b.meta.target = "sm_86".into();
+    assert_eq!(b.code_capability(), Some((8, 6, false)));
 }
 
 #[test]

@@ -25,7 +25,7 @@ fn the_python_package_tests_pass() {
         .expect("python3 on PATH (scripts/install-deps.sh installs it)");
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("Ran 16 tests"), "{text}");
+    assert!(text.contains("Ran 17 tests"), "{text}");
 }
 
 /// The launch path against a stand-in libcuda built with `cc` (its own process, since
