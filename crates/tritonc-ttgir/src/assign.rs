@@ -194,10 +194,11 @@ pub fn dot_layout(shape: &[u64], num_warps: u32, warp_size: u32) -> BlockedLayou
 
 /// Assigns layouts to the block values of `func` for `num_warps` warps.
 ///
-/// Loop-carried blocks whose init is a splat or a constant (`tl.zeros`, `tl.full`) take
-/// the layout of the value the loop yields for them: a first assignment finds those
-/// layouts, a second one starts from them, so the loop carries the body's layout and
-/// only the (free) init is rebuilt in it, instead of converting every iteration.
+/// Loop-carried blocks take the layout of the value the loop yields for them: a first
+/// assignment finds those layouts, a second one starts from them, so the loop carries the
+/// body's layout and only the init is rebuilt in it (free for a splat or a constant,
+/// `tl.zeros`, `tl.full`, or elementwise arithmetic on them) or converted once before the
+/// loop, instead of converting every iteration.
 ///
 /// This is the analysis behind the GPU IR's `tritonc-assign-layouts` pass
 /// ([`crate::AssignLayouts`]), which writes its result into the IR; the CPU interpreter
@@ -359,8 +360,8 @@ fn single_conversion_target(func: &Function, a: &LayoutAssignment, v: Value) -> 
     target
 }
 
-/// Layouts for carried values of `scf.for` whose init is free to rebuild: the layout of
-/// the yielded value, where it differs.
+/// Layouts for carried values of `scf.for`: the layout of the yielded value, where it
+/// differs (the init is rebuilt or converted once, before the loop).
 fn carried_presets(func: &Function, a: &LayoutAssignment) -> HashMap<Value, Layout> {
     let mut presets = HashMap::new();
     for op in code_ops(func) {
@@ -373,16 +374,15 @@ fn carried_presets(func: &Function, a: &LayoutAssignment) -> HashMap<Value, Layo
         let Some(&term) = func.block(body).ops().last() else {
             continue;
         };
-        let operands = func.op(op).operands();
         for (i, &y) in func.op(term).operands().iter().enumerate() {
-            let (Some(&init), Some(target)) = (operands.get(3 + i), carried_target(func, term, i))
-            else {
+            let Some(target) = carried_target(func, term, i) else {
                 continue;
             };
-            let free = func
-                .defining_op(init)
-                .is_some_and(|d| matches!(func.kind(d), OpKind::Splat | OpKind::Constant(_)));
-            if let (true, Some(yl), Some(tl)) = (free, a.layout(y), a.layout(target)) {
+            // Whatever the init: one built from constants (`tl.zeros(…) + 1.0`) is rebuilt
+            // in the carried layout for free, any other is converted once before the loop,
+            // where the first assignment's carried layout would convert twice per
+            // iteration (into the body's layout and back for the yield).
+            if let (Some(yl), Some(tl)) = (a.layout(y), a.layout(target)) {
                 if yl != tl {
                     presets.insert(target, yl.clone());
                 }

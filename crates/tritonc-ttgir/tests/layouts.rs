@@ -313,14 +313,14 @@ fn default_schedule_uses_one_element_per_thread() {
 #[test]
 fn ttgir_vector_add_fp32() {
     let f = fixtures::vector_add(DType::F32, 1024, true);
-    let a = assign_layouts(&f, 4).unwrap();
+    assign_layouts(&f, 4).unwrap();
     insta::assert_snapshot!(gpu_ir_text(&f));
 }
 
 #[test]
 fn ttgir_softmax_fp16() {
     let f = fixtures::softmax(DType::F16, 1024, false);
-    let a = assign_layouts(&f, 4).unwrap();
+    assign_layouts(&f, 4).unwrap();
     insta::assert_snapshot!(gpu_ir_text(&f));
 }
 
@@ -347,7 +347,7 @@ fn ttgir_2d_tile_takes_slices_of_the_store_layout() {
     let ptrs = b.addptr(ptrs, offs);
     b.store(ptrs, v, None, CacheModifier::None, EvictionPolicy::Normal);
     b.ret(&[]);
-    let a = assign_layouts(&f, 4).unwrap();
+    assign_layouts(&f, 4).unwrap();
     insta::assert_snapshot!(gpu_ir_text(&f));
 }
 
@@ -417,6 +417,33 @@ fn loop_carried_block_takes_the_layout_of_its_yield() {
     let yield_op = *f.block(body).ops().last().unwrap();
     assert!(a.conversion(yield_op, 0).is_none());
     insta::assert_snapshot!(gpu_ir_text(&f));
+}
+
+#[test]
+fn a_loaded_init_is_converted_once_before_the_loop() {
+    // The init is a reduction's result (a slice of a 2-D layout), the body adds 1-D
+    // loads: the loop carries the body's layout and the init is converted once, outside
+    // the loop, rather than the carried value twice per iteration.
+    let f = fixtures::loop_sum_loaded_init();
+    let a = assign_layouts(&f, 4).unwrap();
+    let for_op = find_ops(&f, |k| matches!(k, OpKind::For { .. }))[0];
+    let loads = find_ops(&f, |k| matches!(k, OpKind::Load { .. }));
+    let body_load = loads[1];
+    let reduce = find_ops(&f, |k| matches!(k, OpKind::Reduce { .. }))[0];
+    let body = f.region_entry(for_op, 0).unwrap();
+    let carried = f.block(body).args()[1];
+    assert_ne!(
+        a.layout(f.op(reduce).results()[0]),
+        a.layout(f.op(body_load).results()[0]),
+        "the fixture needs two layouts"
+    );
+    assert_eq!(a.layout(carried), a.layout(f.op(body_load).results()[0]));
+    let yield_op = *f.block(body).ops().last().unwrap();
+    assert!(a.conversion(yield_op, 0).is_none());
+    let add = f.block(body).ops()[f.block(body).ops().len() - 2];
+    assert!(a.conversion(add, 0).is_none() && a.conversion(add, 1).is_none());
+    // The one conversion: the loop's init operand (after lb, ub, step).
+    assert!(a.conversion(for_op, 3).is_some());
 }
 
 #[test]
