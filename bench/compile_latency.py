@@ -74,7 +74,7 @@ def triton_ptx_ms(case, runs):
     times = []
     for _ in range(runs + 1):
         t0 = time.perf_counter()
-        k = triton.compile(ASTSource(fn, sig, consts, attrs), target=target, options={"num_warps": case.num_warps})
+        k = triton.compile(ASTSource(fn, sig, consts, attrs), target=target, options=triton_options(case))
         times.append((time.perf_counter() - t0) * 1e3)
         assert ".entry" in k.asm["ptx"]
     return statistics.median(times[1:])
@@ -111,17 +111,41 @@ def triton_stage_ms(case, runs):
         for _ in range(runs + 1):
             t0 = time.perf_counter()
             triton.compile(ASTSource(fn, sig, consts, attrs), target=GPUTarget("cuda", 90, 32),
-                           options={"num_warps": case.num_warps})
+                           options=triton_options(case))
             totals.append((time.perf_counter() - t0) * 1e3)
     finally:
         CUDABackend.add_stages = add_stages
     return statistics.median(totals[1:]), {k: statistics.median(v[1:]) for k, v in stage_times.items()}
 
 
+def triton_options(case):
+    options = {"num_warps": case.num_warps}
+    if getattr(case, "num_stages", None):
+        options["num_stages"] = case.num_stages
+    return options
+
+
 def tritonc_command(case, tritonc):
     # --no-cache: every run compiles (Triton runs with TRITON_ALWAYS_COMPILE=1).
-    return [tritonc, "compile", case.file, "--kernel", case.kernel, "--signature", case.signature,
-            "--num-warps", str(case.num_warps), "--target", "sm_90", "--emit", "ptx", "--no-cache"]
+    cmd = [tritonc, "compile", case.file, "--kernel", case.kernel, "--signature", case.signature,
+           "--num-warps", str(case.num_warps), "--target", "sm_90", "--emit", "ptx", "--no-cache"]
+    if getattr(case, "num_stages", None):
+        cmd += ["--num-stages", str(case.num_stages)]
+    return cmd
+
+
+def tensor_core_cases():
+    """The cases of bench/tc/prepare.py's quick sm_90 table (wgmma matmuls of every tile,
+    both attention kernels), as compile-latency cases."""
+    import types
+    sys.path.insert(0, str(ROOT / "bench" / "tc"))
+    import prepare
+    out = []
+    for c in prepare.cases(True, "sm_90"):
+        text, _names, _types, _consts, _fn, kname = prepare.signature(c)
+        out.append(types.SimpleNamespace(name=c["name"], file="bench/tc/kernels.py", kernel=kname,
+                                         signature=text, num_warps=c["warps"], num_stages=c["stages"]))
+    return out
 
 
 def tritonc_llvm_ms(case, tritonc, runs):
@@ -154,6 +178,8 @@ def main():
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--only", help="comma-separated case names (default: every distinct specialization)")
     ap.add_argument("--breakdown", action="store_true", help="where the time goes instead of the ratios")
+    ap.add_argument("--tensor-cores", action="store_true",
+                    help="the sm_90 tensor-core cases of bench/tc/prepare.py instead of bench/cases.py")
     args = ap.parse_args()
     os.environ["TRITON_ALWAYS_COMPILE"] = "1"
     if args.breakdown:
@@ -163,8 +189,8 @@ def main():
         print("| case | tritonc (whole process) ms | Triton (warm, in-process) ms | Triton / tritonc |")
         print("|---|---|---|---|")
     seen = set()
-    for case in case_defs.CASES:
-        key = (case.file, case.kernel, case.signature, case.num_warps)
+    for case in (tensor_core_cases() if args.tensor_cores else case_defs.CASES):
+        key = (case.file, case.kernel, case.signature, case.num_warps, getattr(case, "num_stages", None))
         if key in seen or (args.only and case.name not in args.only.split(",")):
             continue
         seen.add(key)
