@@ -202,7 +202,13 @@ def main():
                   f"{stages.get('ptx', 0):.1f} | {stages.get('llir', 0):.1f} |")
             continue
         tc, err = tritonc_ptx_ms(case, args.tritonc, args.runs)
-        tr = triton_ptx_ms(case, args.runs)
+        try:
+            tr = triton_ptx_ms(case, args.runs)
+        except Exception as e:  # noqa: BLE001 (a kernel Triton rejects is a row, not a stop)
+            reason = str(e).strip().splitlines()[-1][:80] if str(e).strip() else type(e).__name__
+            print(f"| {case.name} | {'not compiled: ' + err if tc is None else f'{tc:.1f}'} | "
+                  f"Triton rejects it: {reason} | — |")
+            continue
         if tc is None:
             print(f"| {case.name} | not compiled: {err} | {tr:.1f} | — |")
         else:
