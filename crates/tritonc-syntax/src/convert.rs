@@ -1,7 +1,8 @@
 //! The edge: rustpython-parser's tree converted into the kernel AST of [`crate::ast`].
 //!
-//! This is the only module that names rustpython types; replacing the parser means
-//! rewriting this file alone.
+//! This module (with its byte lexer, `convert/lexer.rs`, which feeds rustpython's parser
+//! the tokens rustpython's lexer would) is the only one that names rustpython types;
+//! replacing the parser means rewriting it alone.
 
 use std::sync::Arc;
 
@@ -12,6 +13,8 @@ use tritonc_diagnostics::{Diagnostic, FileId, Span};
 
 use crate::ast::*;
 use crate::codes;
+
+mod lexer;
 
 /// A parsed file: its module AST and the diagnostics produced while building it.
 #[derive(Debug, Clone, PartialEq)]
@@ -209,7 +212,12 @@ fn parse_module_inline(file: FileId, text: &str) -> ParsedModule {
             diagnostics: vec![diag],
         };
     }
-    match py::Suite::parse(text, "<tritonc>") {
+    // The byte lexer's tokens where it handles the text, else rustpython's own lexer.
+    let parsed = match lexer::lex(text) {
+        Some(tokens) => py::Suite::parse_tokens(tokens, "<tritonc>"),
+        None => py::Suite::parse(text, "<tritonc>"),
+    };
+    match parsed {
         Ok(suite) => {
             let mut cx = Converter {
                 file,
