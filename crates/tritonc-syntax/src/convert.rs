@@ -214,7 +214,7 @@ fn parse_module_inline(file: FileId, text: &str) -> ParsedModule {
     }
     // The byte lexer's tokens where it handles the text, else rustpython's own lexer.
     let parsed = match lexer::lex(text) {
-        Some(tokens) => py::Suite::parse_tokens(tokens, "<tritonc>"),
+        Some(tokens) => py::Suite::parse_tokens(tokens.into_iter().map(Ok), "<tritonc>"),
         None => py::Suite::parse(text, "<tritonc>"),
     };
     match parsed {

@@ -17,13 +17,13 @@
 //! repository.
 
 use rustpython_parser::ast::bigint::BigInt;
-use rustpython_parser::lexer::LexResult;
+use rustpython_parser::lexer::Spanned;
 use rustpython_parser::text_size::{TextRange, TextSize};
 use rustpython_parser::{StringKind, Tok};
 
-/// The tokens of `text` as rustpython's lexer yields them (`Mode::Module`, soft keywords
+/// The tokens of `text` as rustpython's lexer yields them (each `Ok`) (`Mode::Module`, soft keywords
 /// resolved), or `None` when this lexer does not handle the text (see the module docs).
-pub(super) fn lex(text: &str) -> Option<Vec<LexResult>> {
+pub(super) fn lex(text: &str) -> Option<Vec<Spanned>> {
     let bytes = text.as_bytes();
     if u32::try_from(bytes.len()).is_err()
         || bytes.starts_with(b"\xEF\xBB\xBF")
@@ -42,7 +42,7 @@ pub(super) fn lex(text: &str) -> Option<Vec<LexResult>> {
     };
     lx.run()?;
     soft_keywords(&mut lx.out)?;
-    Some(lx.out.into_iter().map(Ok).collect())
+    Some(lx.out)
 }
 
 /// An indentation level: tabs and spaces, compared as rustpython does.
@@ -71,7 +71,7 @@ struct Lexer<'t> {
     nesting: usize,
     at_begin_of_line: bool,
     indents: Vec<Indent>,
-    out: Vec<(Tok, TextRange)>,
+    out: Vec<Spanned>,
 }
 
 fn range(start: usize, end: usize) -> TextRange {
@@ -636,7 +636,7 @@ fn keyword(name: &str) -> Option<Tok> {
 
 /// rustpython's `SoftKeywordTransformer`: `match`, `case` and `type` are names unless they
 /// start a logical line that has the statement's shape.
-fn soft_keywords(toks: &mut [(Tok, TextRange)]) -> Option<()> {
+fn soft_keywords(toks: &mut [Spanned]) -> Option<()> {
     let mut start_of_line = true;
     for i in 0..toks.len() {
         let keep = match toks[i].0 {
@@ -661,7 +661,7 @@ fn soft_keywords(toks: &mut [(Tok, TextRange)]) -> Option<()> {
 
 /// Whether the tokens after `match`/`case` have a colon at depth 0 that is not the first
 /// token and not a lambda's.
-fn match_like(rest: &[(Tok, TextRange)]) -> bool {
+fn match_like(rest: &[Spanned]) -> bool {
     let (mut nesting, mut first, mut seen_colon, mut seen_lambda) = (0i64, true, false, false);
     for (tok, _) in rest {
         match tok {
@@ -684,7 +684,7 @@ fn match_like(rest: &[(Tok, TextRange)]) -> bool {
 }
 
 /// Whether the tokens after `type` are `NAME [...] =`.
-fn type_alias(rest: &[(Tok, TextRange)]) -> bool {
+fn type_alias(rest: &[Spanned]) -> bool {
     let Some((first, _)) = rest.first() else {
         return false;
     };
