@@ -14,7 +14,8 @@
 //! same tokens, the same ranges, the same string contents (the raw text between the quotes)
 //! and the same number values (underscores dropped, the same `f64` and big-integer
 //! parsing). `tests` compares both lexers token by token on every Python file of the
-//! repository.
+//! repository, on damaged copies of them (truncated, bytes inserted and deleted) and on
+//! edge cases.
 
 use rustpython_parser::ast::bigint::BigInt;
 use rustpython_parser::lexer::Spanned;
